@@ -1,0 +1,46 @@
+import { Schema } from "effect"
+import { createHash } from "node:crypto"
+import { LicenseId, OrgId, ProfileId, WorkflowId } from "./Ids.js"
+import { endsAfterStart } from "./License.js"
+import { Name } from "./Name.js"
+import { CanonicalTimestamp, Timestamp } from "./Timestamp.js"
+
+/** The request mirrors the wire nesting so that error paths read like the request (`org.name`). */
+export class OnboardingRequest extends Schema.Class<OnboardingRequest>("OnboardingRequest")({
+  workflowOptions: Schema.optional(Schema.Struct({ workflowId: Schema.optional(WorkflowId) })),
+  license: Schema.Struct({ start: Timestamp, end: Timestamp }).pipe(endsAfterStart("license.start")),
+  org: Schema.Struct({ name: Name }),
+  profile: Schema.Struct({ fullName: Name })
+}) {
+  get workflowId(): WorkflowId | undefined {
+    return this.workflowOptions?.workflowId
+  }
+
+  /**
+   * Identifies the request's content, so a retried workflow id can be told apart from a reused one.
+   * Computed over the normalised values: `+01:00` and `Z` spellings of one instant are one request.
+   */
+  get fingerprint(): string {
+    const content = [this.org.name, this.profile.fullName, this.license.start, this.license.end]
+    return createHash("sha256").update(JSON.stringify(content)).digest("hex")
+  }
+}
+
+export class OnboardingResult extends Schema.Class<OnboardingResult>("OnboardingResult")({
+  workflowId: WorkflowId,
+  orgId: OrgId,
+  profileId: ProfileId,
+  licenseId: LicenseId
+}) {}
+
+export const RunStatus = Schema.Literal("completed")
+
+/** The durable record of one workflow run, written in the same transaction as its three rows. */
+export class OnboardingRun extends Schema.Class<OnboardingRun>("OnboardingRun")({
+  workflowId: WorkflowId,
+  orgId: OrgId,
+  profileId: ProfileId,
+  licenseId: LicenseId,
+  status: RunStatus,
+  createdAt: CanonicalTimestamp
+}) {}

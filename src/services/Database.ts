@@ -1,0 +1,52 @@
+import { PgClient } from "@effect/sql-pg"
+import { Config, Effect, Layer, Option, Redacted } from "effect"
+import { inMemory, serveEmbeddedPostgres } from "./EmbeddedPostgres.js"
+import { migrate } from "./Migrations.js"
+
+export type DatabaseOptions =
+  | { readonly kind: "postgres"; readonly url: Redacted.Redacted; readonly poolSize: number }
+  | { readonly kind: "embedded"; readonly dataDir: string }
+
+export { inMemory }
+
+/** `DATABASE_URL` selects PostgreSQL; without it the embedded database lives in `DATA_DIR`. */
+export const optionsFromConfig: Config.Config<DatabaseOptions> = Config.all({
+  url: Config.option(Config.redacted("DATABASE_URL")),
+  poolSize: Config.integer("DATABASE_POOL_SIZE").pipe(Config.withDefault(10)),
+  dataDir: Config.string("DATA_DIR").pipe(Config.withDefault("./.data"))
+}).pipe(
+  Config.map(({ dataDir, poolSize, url }): DatabaseOptions =>
+    Option.isSome(url) && Redacted.value(url.value) !== ""
+      ? { kind: "postgres", url: url.value, poolSize }
+      : { kind: "embedded", dataDir }
+  )
+)
+
+/** For logs: where the data lives, with any password masked. */
+export const describe = (options: DatabaseOptions): string => {
+  if (options.kind === "embedded") {
+    return options.dataDir === inMemory ? "embedded PGlite (in memory)" : `embedded PGlite in ${options.dataDir}`
+  }
+  const text = Redacted.value(options.url)
+  try {
+    const url = new URL(text)
+    if (url.password !== "") url.password = "***"
+    return `PostgreSQL at ${url.toString()} (pool ${options.poolSize})`
+  } catch {
+    return "PostgreSQL (DATABASE_URL is not a URL; connection string not shown)"
+  }
+}
+
+const client = (options: DatabaseOptions) =>
+  options.kind === "postgres"
+    ? PgClient.layer({ url: options.url, maxConnections: options.poolSize, applicationName: "onboarding" })
+    : Layer.unwrapScoped(
+      Effect.map(serveEmbeddedPostgres(options.dataDir), ({ host, port }) =>
+        PgClient.layer({ host, port, username: "postgres", database: "postgres", maxConnections: 1 }))
+    )
+
+/** A SqlClient with the schema migrated. */
+export const layer = (options: DatabaseOptions) =>
+  Layer.effectDiscard(migrate()).pipe(Layer.provideMerge(client(options)))
+
+export const layerConfig = Layer.unwrapEffect(Effect.map(optionsFromConfig, layer))

@@ -1,0 +1,31 @@
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import { LicenseId } from "../domain/Ids.js"
+import { License } from "../domain/License.js"
+import { utcText } from "./SqlText.js"
+import { findStored, getOrNotFound, insertOrReplay } from "./Records.js"
+import { databaseOperation } from "./Transient.js"
+
+export class Licenses extends Effect.Service<Licenses>()("Licenses", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    const find = findStored({
+      Request: LicenseId,
+      Result: License,
+      execute: (id) =>
+        sql`select id, user_id as "userId", ${sql.literal(utcText("start_at"))} as start,
+                   ${sql.literal(utcText("end_at"))} as "end"
+            from licenses where id = ${id}`
+    })
+    const insert = (license: License) =>
+      sql`insert into licenses (id, user_id, start_at, end_at)
+          values (${license.id}, ${license.userId}, ${license.start}::timestamptz, ${license.end}::timestamptz)
+          on conflict (id) do nothing returning id`
+
+    return {
+      create: (license: License) => insertOrReplay("license", insert, find)(license).pipe(databaseOperation),
+      get: (id: LicenseId) => getOrNotFound("license", find)(id).pipe(databaseOperation)
+    } as const
+  })
+}) {}

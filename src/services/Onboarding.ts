@@ -1,0 +1,98 @@
+import { SqlClient } from "@effect/sql"
+import { Effect, Schema } from "effect"
+import { randomUUID } from "node:crypto"
+import { AlreadyExists, type Unavailable } from "../domain/Errors.js"
+import { LicenseId, OrgId, ProfileId, UserId, WorkflowId } from "../domain/Ids.js"
+import { License } from "../domain/License.js"
+import { OnboardingRequest, OnboardingResult, OnboardingRun } from "../domain/Onboarding.js"
+import { Org } from "../domain/Org.js"
+import { Profile } from "../domain/Profile.js"
+import { Licenses } from "./Licenses.js"
+import { Orgs } from "./Orgs.js"
+import { Profiles } from "./Profiles.js"
+import { findStored, getOrNotFound } from "./Records.js"
+import { utcText } from "./SqlText.js"
+import { databaseOperation } from "./Transient.js"
+
+const StoredRun = Schema.Struct({
+  ...OnboardingRun.fields,
+  fingerprint: Schema.String
+})
+
+export class Onboarding extends Effect.Service<Onboarding>()("Onboarding", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const orgs = yield* Orgs
+    const profiles = yield* Profiles
+    const licenses = yield* Licenses
+
+    const findRun = findStored({
+      Request: WorkflowId,
+      Result: StoredRun,
+      execute: (id) =>
+        sql`select workflow_id as "workflowId", org_id as "orgId", profile_id as "profileId",
+                   license_id as "licenseId", status, request_fingerprint as fingerprint,
+                   ${sql.literal(utcText("created_at"))} as "createdAt"
+            from onboarding_runs where workflow_id = ${id}`
+    })
+
+    /**
+     * The run row goes first: it claims the workflow id, so a concurrent duplicate blocks on it
+     * until this transaction ends and then finds the finished run instead of creating a second
+     * triple. Its foreign keys are deferred to the commit, when the three rows exist.
+     */
+    const claimRun = (run: OnboardingResult, fingerprint: string) =>
+      sql`insert into onboarding_runs (workflow_id, org_id, profile_id, license_id, request_fingerprint, status)
+          values (${run.workflowId}, ${run.orgId}, ${run.profileId}, ${run.licenseId}, ${fingerprint}, 'completed')
+          on conflict (workflow_id) do nothing returning workflow_id`
+
+    const replay = (workflowId: WorkflowId, fingerprint: string) =>
+      Effect.flatMap(findRun(workflowId), (stored) =>
+        stored._tag === "Some" && stored.value.fingerprint === fingerprint
+          ? Effect.succeed(new OnboardingResult(stored.value))
+          : Effect.fail(new AlreadyExists({ resource: "workflow", id: workflowId })))
+
+    const runOnce = (request: OnboardingRequest, workflowId: WorkflowId) =>
+      Effect.gen(function*() {
+        const run = new OnboardingResult({
+          workflowId,
+          orgId: OrgId.make(randomUUID()),
+          profileId: ProfileId.make(randomUUID()),
+          licenseId: LicenseId.make(randomUUID())
+        })
+        const claimed = yield* claimRun(run, request.fingerprint)
+        if (claimed.length === 0) return yield* replay(workflowId, request.fingerprint)
+
+        yield* orgs.create(new Org({ id: run.orgId, name: request.org.name }))
+        yield* profiles.create(new Profile({ id: run.profileId, fullName: request.profile.fullName, orgId: run.orgId }))
+        yield* licenses.create(
+          new License({
+            id: run.licenseId,
+            userId: UserId.make(run.profileId),
+            start: request.license.start,
+            end: request.license.end
+          })
+        )
+        return run
+      }).pipe(sql.withTransaction)
+
+    return {
+      /**
+       * Creates an org, a profile in it and a license for that profile, atomically. The workflow id
+       * is fixed before the first attempt, so a retry after an ambiguous commit (connection lost
+       * while committing) finds its own run rather than creating a second triple.
+       */
+      create: (request: OnboardingRequest): Effect.Effect<OnboardingResult, AlreadyExists | Unavailable> =>
+        Effect.suspend(() =>
+          databaseOperation(runOnce(request, request.workflowId ?? WorkflowId.make(randomUUID())))
+        ),
+
+      getRun: (workflowId: WorkflowId) =>
+        getOrNotFound("workflow", findRun)(workflowId).pipe(
+          Effect.map(({ fingerprint: _, ...run }) => new OnboardingRun(run)),
+          databaseOperation
+        )
+    } as const
+  }),
+  dependencies: [Orgs.Default, Profiles.Default, Licenses.Default]
+}) {}

@@ -1,0 +1,25 @@
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import { OrgId } from "../domain/Ids.js"
+import { Org } from "../domain/Org.js"
+import { findStored, getOrNotFound, insertOrReplay } from "./Records.js"
+import { databaseOperation } from "./Transient.js"
+
+export class Orgs extends Effect.Service<Orgs>()("Orgs", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    const find = findStored({
+      Request: OrgId,
+      Result: Org,
+      execute: (id) => sql`select id, name from orgs where id = ${id}`
+    })
+    const insert = (org: Org) =>
+      sql`insert into orgs (id, name) values (${org.id}, ${org.name}) on conflict (id) do nothing returning id`
+
+    return {
+      create: (org: Org) => insertOrReplay("org", insert, find)(org).pipe(databaseOperation),
+      get: (id: OrgId) => getOrNotFound("org", find)(id).pipe(databaseOperation)
+    } as const
+  })
+}) {}

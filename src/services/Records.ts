@@ -1,0 +1,48 @@
+import { type SqlError, SqlSchema } from "@effect/sql"
+import { Effect, Equal, Option, type Schema } from "effect"
+import { AlreadyExists, NotFound } from "../domain/Errors.js"
+
+interface Record {
+  readonly id: string
+}
+
+/**
+ * Create semantics shared by every resource (design §3.4): the caller's id is the key; the same
+ * content again is a safe retry and answers with the stored record; other content under that id
+ * is `already exists`. `insert` must be an `on conflict do nothing` insert returning the new rows,
+ * so that a concurrent create of the same id waits for the first to commit instead of failing.
+ */
+export const insertOrReplay = <A extends Record>(
+  resource: string,
+  insert: (value: A) => Effect.Effect<ReadonlyArray<unknown>, SqlError.SqlError>,
+  find: (id: A["id"]) => Effect.Effect<Option.Option<A>, SqlError.SqlError>
+) =>
+(value: A): Effect.Effect<A, AlreadyExists | SqlError.SqlError> =>
+  Effect.flatMap(insert(value), (inserted) =>
+    inserted.length > 0
+      ? Effect.succeed(value)
+      : Effect.flatMap(find(value.id), (stored) =>
+        Option.isSome(stored) && Equal.equals(stored.value, value)
+          ? Effect.succeed(stored.value)
+          : Effect.fail(new AlreadyExists({ resource, id: value.id }))))
+
+export const getOrNotFound = <Id extends string, A>(
+  resource: string,
+  find: (id: Id) => Effect.Effect<Option.Option<A>, SqlError.SqlError>
+) =>
+(id: Id): Effect.Effect<A, NotFound | SqlError.SqlError> =>
+  Effect.flatMap(find(id), Option.match({
+    onNone: () => Effect.fail(new NotFound({ resource, id })),
+    onSome: Effect.succeed
+  }))
+
+/** Reads one stored row by id; a row that does not decode into the domain type is a bug (a defect). */
+export const findStored = <IR, II, IA, AR, AI, A, R>(options: {
+  readonly Request: Schema.Schema<IA, II, IR>
+  readonly Result: Schema.Schema<A, AI, AR>
+  readonly execute: (request: II) => Effect.Effect<ReadonlyArray<unknown>, SqlError.SqlError, R>
+}) => {
+  const find = SqlSchema.findOne(options)
+  return (id: IA): Effect.Effect<Option.Option<A>, SqlError.SqlError, R | IR | AR> =>
+    find(id).pipe(Effect.catchTag("ParseError", Effect.die))
+}
