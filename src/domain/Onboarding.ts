@@ -7,7 +7,9 @@ import { CanonicalTimestamp, Timestamp } from "./Timestamp.js"
 
 /** The request mirrors the wire nesting so that error paths read like the request (`org.name`). */
 export class OnboardingRequest extends Schema.Class<OnboardingRequest>("OnboardingRequest")({
-  workflowOptions: Schema.optional(Schema.Struct({ workflowId: Schema.optional(WorkflowId) })),
+  workflowOptions: Schema.optionalWith(Schema.Struct({ workflowId: Schema.optionalWith(WorkflowId, { exact: true }) }), {
+    exact: true
+  }),
   license: Schema.Struct({ start: Timestamp, end: Timestamp }).pipe(endsAfterStart("license.start")),
   org: Schema.Struct({ name: Name }),
   profile: Schema.Struct({ fullName: Name })

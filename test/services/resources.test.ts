@@ -1,4 +1,4 @@
-import { describe, expect, it } from "@effect/vitest"
+import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Exit, Layer } from "effect"
 import { AlreadyExists, NotFound } from "../../src/domain/Errors.js"
 import { LicenseId, OrgId, ProfileId, UserId } from "../../src/domain/Ids.js"
@@ -18,7 +18,7 @@ const Services = Layer.mergeAll(Orgs.Default, Profiles.Default, Licenses.Default
 const failureOf = <A, E>(exit: Exit.Exit<A, E>) => (Exit.isFailure(exit) ? exit.cause : undefined)
 
 describe(`resources on ${testDatabaseKind}`, () => {
-  it.layer(Services, { timeout: 60_000 })((it) => {
+  layer(Services, { timeout: 60_000, excludeTestServices: true })((it) => {
     it.effect("an org can be created and read back", () =>
       Effect.gen(function*() {
         const orgs = yield* Orgs
