@@ -1,0 +1,43 @@
+import { Code } from "@connectrpc/connect"
+import { Cause, Option } from "effect"
+import type { DomainError } from "../domain/Errors.js"
+
+/** How one kind of failure shows in every access style (design §3.7). */
+export interface WireError {
+  readonly connect: Code
+  /** gRPC status code; equal to the Connect code's number, kept explicit because clients depend on it. */
+  readonly grpc: number
+  /** REST status (Connect's own HTTP statuses are fixed by its protocol and set by connect-node). */
+  readonly http: number
+  readonly graphql: string
+}
+
+export type FailureKind = DomainError["_tag"] | "ResourceExhausted" | "Unauthenticated" | "Internal"
+
+/** The one mapping table: a failure's kind -> its code in each style. */
+export const errorTable: { readonly [K in FailureKind]: WireError } = {
+  InvalidArgument: { connect: Code.InvalidArgument, grpc: 3, http: 400, graphql: "INVALID_ARGUMENT" },
+  NotFound: { connect: Code.NotFound, grpc: 5, http: 404, graphql: "NOT_FOUND" },
+  AlreadyExists: { connect: Code.AlreadyExists, grpc: 6, http: 409, graphql: "ALREADY_EXISTS" },
+  ResourceExhausted: { connect: Code.ResourceExhausted, grpc: 8, http: 413, graphql: "RESOURCE_EXHAUSTED" },
+  Unavailable: { connect: Code.Unavailable, grpc: 14, http: 503, graphql: "UNAVAILABLE" },
+  Unauthenticated: { connect: Code.Unauthenticated, grpc: 16, http: 401, graphql: "UNAUTHENTICATED" },
+  Internal: { connect: Code.Internal, grpc: 13, http: 500, graphql: "INTERNAL" }
+}
+
+/** What a caller is told about a failed call: its kind and a message that is safe to show. */
+export interface CallFailure {
+  readonly kind: FailureKind
+  readonly message: string
+}
+
+/**
+ * Reduces a failed call to what the caller may see. Typed domain errors keep their message;
+ * defects and interruptions become `internal` with a fixed text, so no stack trace, SQL or
+ * driver detail ever reaches the wire (the full cause goes to the log instead).
+ */
+export const callFailure = (cause: Cause.Cause<DomainError>): CallFailure =>
+  Option.match(Cause.failureOption(cause), {
+    onNone: () => ({ kind: "Internal", message: "internal error" }),
+    onSome: (error) => ({ kind: error._tag, message: error.message })
+  })

@@ -1,0 +1,87 @@
+import { Data, Effect } from "effect"
+import * as http from "node:http"
+import * as http2 from "node:http2"
+import * as net from "node:net"
+
+export type Request = http.IncomingMessage | http2.Http2ServerRequest
+export type Response = http.ServerResponse | http2.Http2ServerResponse
+export type RequestHandler = (request: Request, response: Response) => void
+
+export class ListenError extends Data.TaggedError("ListenError")<{ readonly message: string }> {}
+
+export interface ListenOptions {
+  readonly host: string
+  readonly port: number
+  /** How long a shutdown waits for in-flight requests before closing their connections. */
+  readonly shutdownGraceMillis: number
+}
+
+/** What an HTTP/2 client with prior knowledge sends first (RFC 9113 §3.4). */
+const h2Preface = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
+
+/**
+ * Hands a new connection to the HTTP/1.1 or the cleartext HTTP/2 server, decided by its first
+ * bytes: gRPC and HTTP/2 Connect clients open with the HTTP/2 preface, everything else is HTTP/1.1.
+ */
+const dispatchByPreface = (h1: http.Server, h2: http2.Http2Server) => (socket: net.Socket) => {
+  let received = Buffer.alloc(0)
+  const onData = (chunk: Buffer) => {
+    received = Buffer.concat([received, chunk])
+    const compared = Math.min(received.length, h2Preface.length)
+    const isH2 = received.subarray(0, compared).equals(h2Preface.subarray(0, compared))
+    if (isH2 && compared < h2Preface.length) return // the preface is still arriving
+    socket.off("data", onData)
+    socket.pause()
+    socket.unshift(received)
+    // Both servers read what was unshifted before they read from the socket's handle; resuming the
+    // socket here would let the JavaScript stream consume bytes that the HTTP/2 session never sees.
+    ;(isH2 ? h2 : h1).emit("connection", socket)
+    if (!isH2) socket.resume()
+  }
+  socket.on("data", onData)
+  socket.on("error", () => socket.destroy())
+}
+
+/**
+ * One listener per service port, serving HTTP/1.1 and HTTP/2 with prior knowledge on the same
+ * port. Closing it stops accepting, lets in-flight requests finish (HTTP/2 clients get GOAWAY),
+ * and after the grace period closes whatever is left.
+ */
+export const listen = (handler: RequestHandler, options: ListenOptions) =>
+  Effect.acquireRelease(
+    Effect.async<{ readonly port: number; readonly close: () => Promise<void> }, ListenError>((resume) => {
+      const h1 = http.createServer(handler)
+      const h2 = http2.createServer(handler)
+      const sockets = new Set<net.Socket>()
+      const sessions = new Set<http2.ServerHttp2Session>()
+      h2.on("session", (session) => {
+        sessions.add(session)
+        session.on("close", () => sessions.delete(session))
+      })
+      const dispatch = dispatchByPreface(h1, h2)
+      const tcp = net.createServer((socket) => {
+        sockets.add(socket)
+        socket.on("close", () => sockets.delete(socket))
+        dispatch(socket)
+      })
+
+      const close = async () => {
+        tcp.close()
+        h1.close()
+        for (const session of sessions) session.close()
+        const deadline = Date.now() + options.shutdownGraceMillis
+        while (sockets.size > 0 && Date.now() < deadline) {
+          h1.closeIdleConnections()
+          await new Promise((resolve) => setTimeout(resolve, 25))
+        }
+        for (const socket of sockets) socket.destroy()
+      }
+
+      tcp.once("error", (error) => resume(Effect.fail(new ListenError({ message: error.message }))))
+      tcp.listen(options.port, options.host, () => {
+        const address = tcp.address() as net.AddressInfo
+        resume(Effect.succeed({ port: address.port, close }))
+      })
+    }),
+    ({ close }) => Effect.promise(close)
+  )
