@@ -1,0 +1,65 @@
+import { createClient } from "@connectrpc/connect"
+import { createConnectTransport } from "@connectrpc/connect-node"
+import { describe, expect, it } from "@effect/vitest"
+import { execFile } from "node:child_process"
+import { fileURLToPath } from "node:url"
+import { promisify } from "node:util"
+import { WorkflowService } from "../../src/gen/workflow/v1beta1/workflow_pb.js"
+import { freePort, startProcess, stopProcess } from "./support/Servers.js"
+
+const run = promisify(execFile)
+const entry = (name: string) => fileURLToPath(new URL(`../../dist/main/${name}.js`, import.meta.url))
+
+const workflowRequest = (i: number) => ({
+  license: {
+    start: { seconds: 1_700_136_000n, nanos: 0 },
+    end: { seconds: 1_731_758_400n, nanos: 0 }
+  },
+  org: { name: `Org ${i}` },
+  profile: { fullName: `Person ${i}` }
+})
+
+describe("process lifecycle", () => {
+  it("SIGTERM lets in-flight requests finish, then the process exits 0", async () => {
+    const [org, profile, license, workflow] = await Promise.all([freePort(), freePort(), freePort(), freePort()])
+    const running = await startProcess("all", {
+      DATA_DIR: "memory://",
+      ORG_PORT: String(org),
+      PROFILE_PORT: String(profile),
+      LICENSE_PORT: String(license),
+      WORKFLOW_PORT: String(workflow)
+    }, 4)
+    const client = createClient(
+      WorkflowService,
+      createConnectTransport({ baseUrl: `http://127.0.0.1:${workflow}`, httpVersion: "2" })
+    )
+    await client.createOnboardingWorkflow(workflowRequest(0)) // the HTTP/2 session is open
+    const inFlight = Array.from({ length: 40 }, (_, i) => client.createOnboardingWorkflow(workflowRequest(i + 1)))
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    const exitCode = stopProcess(running)
+    const answers = await Promise.allSettled(inFlight)
+    expect(answers.filter((a) => a.status === "rejected")).toEqual([])
+    expect(await exitCode).toBe(0)
+    expect(running.output()).toMatch(/workflow service stopped/)
+  }, 60_000)
+
+  for (const service of ["org", "profile", "license", "workflow"]) {
+    it(`the ${service} process refuses to start without DATABASE_URL, saying why`, async () => {
+      const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(await freePort()) }
+      delete env["DATABASE_URL"]
+      const failure = await run(process.execPath, [entry(service)], { env }).then(
+        () => undefined,
+        (error: { code: number; stdout: string; stderr: string }) => error
+      )
+      expect(failure?.code).toBe(1)
+      expect(`${failure?.stdout}${failure?.stderr}`).toContain("DATABASE_URL is required")
+    }, 30_000)
+  }
+
+  it("--help describes the configuration", async () => {
+    const { stdout } = await run(process.execPath, [entry("all"), "--help"])
+    expect(stdout).toContain("Usage: node dist/main/all.js")
+    expect(stdout).toContain("DATABASE_URL")
+    expect(stdout).toContain("ORG_PORT")
+  })
+})

@@ -1,0 +1,98 @@
+import { describe, expect, it as plainIt, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { execFile } from "node:child_process"
+import { readFileSync } from "node:fs"
+import { fileURLToPath } from "node:url"
+import { promisify } from "node:util"
+import { deployment, Services, ServicesLive } from "./support/Servers.js"
+import type { ServiceUrls } from "./support/StyleClient.js"
+
+const run = promisify(execFile)
+const root = fileURLToPath(new URL("../../", import.meta.url))
+const readme = readFileSync(`${root}README.md`, "utf8")
+
+interface Example {
+  readonly title: string
+  readonly command: string
+  readonly expected: ReadonlyArray<string>
+}
+
+/**
+ * The ```sh blocks between `<!-- examples:NAME -->` and `<!-- /examples:NAME -->`: `# title`
+ * lines, the command, then its answer as `# ` lines.
+ */
+const examples = (name: string): Array<Example> => {
+  const section = readme.split(`<!-- examples:${name} -->`)[1]!.split(`<!-- /examples:${name} -->`)[0]!
+  return [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map(([, block]) => {
+    const lines = block!.trimEnd().split("\n")
+    const start = lines.findIndex((line) => !line.startsWith("#"))
+    const end = lines.findIndex((line, i) => i > start && line.startsWith("# "))
+    return {
+      title: lines.slice(0, start).map((line) => line.slice(2)).join(" "),
+      command: lines.slice(start, end).join("\n"),
+      expected: lines.slice(end).map((line) => line.slice(2))
+    }
+  })
+}
+
+/** The README's default ports, as the running services' ports. */
+const onPorts = (command: string, urls: ServiceUrls) =>
+  command
+    .replaceAll("http://127.0.0.1:9090", urls.org)
+    .replaceAll("http://127.0.0.1:9091", urls.profile)
+    .replaceAll("http://127.0.0.1:9092", urls.license)
+    .replaceAll("http://127.0.0.1:8081", urls.workflow)
+
+const placeholders: Record<string, RegExp> = {
+  "<uuid>": /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/,
+  "<timestamp>": /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/
+}
+
+/** The documented answer with its placeholders replaced by what the service really said. */
+const filledIn = (expected: unknown, actual: unknown): unknown => {
+  if (typeof expected === "string" && placeholders[expected]?.test(String(actual))) return actual
+  if (expected !== null && typeof expected === "object" && actual !== null && typeof actual === "object") {
+    return Object.fromEntries(
+      Object.entries(expected).map(([key, value]) => [key, filledIn(value, (actual as Record<string, unknown>)[key])])
+    )
+  }
+  return expected
+}
+
+const answerOf = async (command: string): Promise<string> => {
+  const result = await run("bash", ["-c", command], { cwd: root, timeout: 30_000 }).catch(
+    (error: { stdout: string; stderr: string }) => error
+  )
+  // npx may warn about the local npm configuration on stderr; that is not the command's answer.
+  const stderr = result.stderr.split("\n").filter((line) => !line.startsWith("npm warn")).join("\n")
+  return result.stdout.trim() === "" ? stderr.trim() : result.stdout.trim()
+}
+
+describe(`README examples run against the services (${deployment})`, () => {
+  layer(ServicesLive, { timeout: 180_000, excludeTestServices: true })((it) => {
+    for (const example of [...examples("connect"), ...examples("grpc")]) {
+      it.effect(example.title, () =>
+        Effect.gen(function*() {
+          const urls = yield* Services
+          const answer = yield* Effect.promise(() => answerOf(onPorts(example.command, urls)))
+          if (example.expected[0]!.startsWith("{")) {
+            const expected: unknown = JSON.parse(example.expected.join("\n"))
+            const actual: unknown = JSON.parse(answer)
+            expect(actual).toEqual(filledIn(expected, actual))
+          } else {
+            expect(answer.split("\n")).toEqual(example.expected)
+          }
+        }))
+    }
+  })
+})
+
+describe("README", () => {
+  plainIt("documents every operation in both Connect and gRPC examples", () => {
+    const operations = ["CreateOrg", "GetOrg", "CreateProfile", "GetProfile", "CreateLicense", "GetLicense", "CreateOnboardingWorkflow", "GetOnboardingWorkflow"]
+    for (const section of ["connect", "grpc"]) {
+      const titles = examples(section).map((e) => e.title.split(" ")[0])
+      for (const operation of operations) expect(titles, `${section} ${operation}`).toContain(operation)
+    }
+  })
+})

@@ -1,0 +1,107 @@
+import { Context, Effect, Layer } from "effect"
+import { type ChildProcess, spawn } from "node:child_process"
+import * as net from "node:net"
+import { fileURLToPath } from "node:url"
+import { freshServerDatabase, serverUrl } from "../../support/TestDatabase.js"
+import type { ServiceUrls } from "./StyleClient.js"
+
+const mainDirectory = fileURLToPath(new URL("../../../dist/main/", import.meta.url))
+
+export const freePort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const server = net.createServer()
+    server.once("error", reject)
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as net.AddressInfo
+      server.close(() => resolve(port))
+    })
+  })
+
+export interface Running {
+  readonly child: ChildProcess
+  /** Everything the process printed so far. */
+  readonly output: () => string
+  /** Resolves with the exit code when the process ends. */
+  readonly exited: Promise<number | null>
+}
+
+/** Starts `dist/main/<entry>.js` and waits until it says it listens on `listeners` ports. */
+export const startProcess = (entry: string, env: Record<string, string>, listeners: number): Promise<Running> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [`${mainDirectory}${entry}.js`], {
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    let output = ""
+    const exited = new Promise<number | null>((done) => child.once("exit", (code) => done(code)))
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL")
+      reject(new Error(`${entry} did not start in time:\n${output}`))
+    }, 60_000)
+    const onOutput = (chunk: Buffer) => {
+      output += chunk.toString()
+      if ((output.match(/listening on/g) ?? []).length >= listeners) {
+        clearTimeout(timer)
+        resolve({ child, output: () => output, exited })
+      }
+    }
+    child.stdout.on("data", onOutput)
+    child.stderr.on("data", onOutput)
+    void exited.then((code) => {
+      clearTimeout(timer)
+      reject(new Error(`${entry} exited with ${code} before listening:\n${output}`))
+    })
+  })
+
+/** SIGTERM, then the exit code; SIGKILL if it does not stop in time. */
+export const stopProcess = async (running: Running): Promise<number | null> => {
+  running.child.kill("SIGTERM")
+  const timer = setTimeout(() => running.child.kill("SIGKILL"), 20_000)
+  const code = await running.exited
+  clearTimeout(timer)
+  return code
+}
+
+const managed = (entry: string, env: Record<string, string>, listeners: number) =>
+  Effect.acquireRelease(
+    Effect.promise(() => startProcess(entry, env, listeners)),
+    (running) => Effect.promise(() => stopProcess(running))
+  )
+
+const url = (port: number) => `http://127.0.0.1:${port}`
+
+/**
+ * The services as users run them: with `TEST_DATABASE_URL`, the four per-service processes on
+ * one fresh PostgreSQL database (the production shape); without it, the all-in-one process on
+ * the embedded in-memory database (`npm start`).
+ */
+const start = Effect.gen(function*() {
+  const [org, profile, license, workflow] = yield* Effect.promise(() =>
+    Promise.all([freePort(), freePort(), freePort(), freePort()])
+  )
+  if (serverUrl === undefined) {
+    yield* managed("all", {
+      DATA_DIR: "memory://",
+      ORG_PORT: String(org),
+      PROFILE_PORT: String(profile),
+      LICENSE_PORT: String(license),
+      WORKFLOW_PORT: String(workflow)
+    }, 4)
+  } else {
+    const database = yield* freshServerDatabase(serverUrl)
+    const ports = { org, profile, license, workflow }
+    // All four at once against an empty database: they race to migrate it, as in a real roll-out.
+    yield* Effect.forEach(
+      Object.entries(ports),
+      ([name, port]) => managed(name, { DATABASE_URL: database.url, PORT: String(port), DATABASE_POOL_SIZE: "4" }, 1),
+      { concurrency: "unbounded" }
+    )
+  }
+  return { org: url(org), profile: url(profile), license: url(license), workflow: url(workflow) }
+})
+
+export class Services extends Context.Tag("e2e/Services")<Services, ServiceUrls>() {}
+
+export const ServicesLive = Layer.scoped(Services, start)
+
+export const deployment = serverUrl === undefined ? "all-in-one process, embedded database" : "four processes, PostgreSQL"
