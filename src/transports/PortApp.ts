@@ -6,6 +6,7 @@ import * as reflectionV1alpha from "../gen/grpc/reflection/v1alpha/reflection_pb
 import { DatabaseHealth } from "../services/DatabaseHealth.js"
 import type { ConnectApi } from "./connect/connectRoutes.js"
 import { effectCall } from "./connect/EffectCall.js"
+import { withSpecGrpcMessage } from "./connect/grpcMessageEncoding.js"
 import { healthService } from "./connect/healthService.js"
 import { reflectionServices } from "./connect/reflectionService.js"
 import type { RequestHandler } from "./http/PortListener.js"
@@ -55,9 +56,10 @@ export const portApp = <R>(api: ConnectApi<R>, options: PortAppOptions) =>
     })
     const probe = probes(isReady)
 
+    const grpcSafeConnect = withSpecGrpcMessage(connect)
     const handler: RequestHandler = (request, response) => {
       if (probe(request, response)) return
-      connect(request, response)
+      grpcSafeConnect(request, response)
     }
     return handler
   })

@@ -99,6 +99,20 @@ describe(`Connect, gRPC and gRPC-Web end to end (${deployment})`, () => {
         }
       }))
 
+    it.effect("an error message reads the same in every style, field path and all", () =>
+      withClients(async (clients) => {
+        for (const client of clients) {
+          const error = await client.getOrg("not-a-uuid").catch((e: unknown) => e)
+          expect({ style: client.style, message: (error as StyleError).message }).toEqual({
+            style: client.style,
+            message: "id: must be a UUID (8-4-4-4-12 hex digits)"
+          })
+          const missing = randomUUID()
+          const notFound = await client.getOrg(missing).catch((e: unknown) => e)
+          expect((notFound as StyleError).message).toBe(`org ${missing} not found`)
+        }
+      }))
+
     it.effect("a repeated workflow id answers with the first run, in any style; another request under it is refused", () =>
       withClients(async (clients) => {
         const request = { workflowId: randomUUID(), license: period, org: { name: "Once" }, profile: { fullName: "Only" } }
