@@ -148,7 +148,7 @@ describe(`Connect, gRPC and gRPC-Web end to end (${deployment})`, () => {
         expect(methods).toContain("workflow.v1beta1.WorkflowService/GetOnboardingWorkflow")
       }))
 
-    it.effect("every port reports SERVING through gRPC health and ready through /readyz", () =>
+    it.effect("every port reports SERVING through gRPC health (Check and Watch) and ready through /readyz", () =>
       Effect.gen(function*() {
         const urls = yield* Services
         for (const [name, baseUrl] of Object.entries(urls)) {
@@ -166,6 +166,12 @@ describe(`Connect, gRPC and gRPC-Web end to end (${deployment})`, () => {
           const unknown = yield* Effect.promise(() => health.check({ service: "nope.Service" }).catch((e: ConnectError) => e))
           expect(unknown).toBeInstanceOf(ConnectError)
           expect((unknown as ConnectError).code).toBe(GrpcCode.NotFound)
+          const watching = new AbortController()
+          const first = yield* Effect.promise(async () => {
+            for await (const update of health.watch({ service }, { signal: watching.signal })) return update.status
+          })
+          watching.abort()
+          expect(first).toBe(HealthCheckResponse_ServingStatus.SERVING)
           const healthz = yield* Effect.promise(() => fetch(`${baseUrl}/healthz`))
           expect(healthz.status).toBe(200)
           const readyz = yield* Effect.promise(() => fetch(`${baseUrl}/readyz`))

@@ -21,6 +21,23 @@ const temporaryDirectory = Effect.acquireRelease(
   (dir) => Effect.promise(() => rm(dir, { recursive: true, force: true }))
 )
 
+describe("database description in the logs", () => {
+  it("masks the password of DATABASE_URL", () => {
+    const described = Database.describe({
+      kind: "postgres",
+      url: Redacted.make("postgres://app:s3cret@db.internal:5432/onboarding"),
+      poolSize: 10
+    })
+    expect(described).toBe("PostgreSQL at postgres://app:***@db.internal:5432/onboarding (pool 10)")
+    expect(described).not.toContain("s3cret")
+  })
+
+  it("says where the embedded database keeps its data", () => {
+    expect(Database.describe({ kind: "embedded", dataDir: "./.data" })).toBe("embedded PGlite in ./.data")
+    expect(Database.describe({ kind: "embedded", dataDir: "memory://" })).toBe("embedded PGlite (in memory)")
+  })
+})
+
 describe("database start-up", () => {
   it.live.skipIf(serverUrl === undefined)(
     "four processes starting at once against one empty PostgreSQL database apply the schema once",
