@@ -1,0 +1,18 @@
+import type { Effect } from "effect"
+import type { GraphQLSchema } from "./graphqlJs.js"
+import type { DomainError } from "../../domain/Errors.js"
+
+/** A root field's arguments, already checked and coerced by graphql-js to the types the SDL declares. */
+export type GraphqlArgs = { readonly [argument: string]: unknown }
+
+/** One Query or Mutation field: its arguments -> the domain call -> the GraphQL reply. */
+export type GraphqlOperation<R> = (args: GraphqlArgs) => Effect.Effect<unknown, DomainError, R>
+
+/**
+ * The GraphQL API of one port (design §3.6): its schema, and an operation for each root field.
+ * Query and Mutation field names never collide, so one table serves as graphql-js's root value.
+ */
+export interface GraphqlApi<R> {
+  readonly schema: GraphQLSchema
+  readonly operations: { readonly [rootField: string]: GraphqlOperation<R> }
+}

@@ -1,0 +1,32 @@
+import { Cause, Effect, Exit, Runtime } from "effect"
+import { GraphQLError, type GraphQLResolveInfo } from "./graphqlJs.js"
+import type { DomainError } from "../../domain/Errors.js"
+import { callFailure, errorTable } from "../ErrorTable.js"
+
+/** What the resolvers of one request share: the signal that the client has gone away. */
+export type GraphqlContext = { readonly signal: AbortSignal }
+
+/**
+ * Runs one root field's Effect for graphql-js. A failure is thrown as a GraphQLError carrying the
+ * table's code; graphql-js then adds the field's `path` and `locations` and keeps the extensions.
+ */
+export type GraphqlCall<R> = <A>(
+  effect: Effect.Effect<A, DomainError, R>,
+  context: GraphqlContext,
+  info: GraphQLResolveInfo
+) => Promise<A>
+
+export const graphqlCall = <R>(runtime: Runtime.Runtime<R>): GraphqlCall<R> => {
+  const runExit = Runtime.runPromiseExit(runtime)
+  const runLog = Runtime.runFork(runtime)
+  return async (effect, context, info) => {
+    // The client going away interrupts the call; a transaction in flight rolls back.
+    const exit = await runExit(effect, { signal: context.signal })
+    if (Exit.isSuccess(exit)) return exit.value
+    const failure = callFailure(exit.cause)
+    if (failure.kind === "Internal" && !Cause.isInterruptedOnly(exit.cause)) {
+      runLog(Effect.logError(`GraphQL ${info.parentType.name}.${info.fieldName} failed`, exit.cause))
+    }
+    throw new GraphQLError(failure.message, { extensions: { code: errorTable[failure.kind].graphql } })
+  }
+}

@@ -1,0 +1,68 @@
+import { Effect, Record, type Runtime } from "effect"
+import type { ExecutionResult, GraphQLResolveInfo } from "./graphqlJs.js"
+import { createHandler as http1Handler } from "graphql-http/lib/use/http"
+import { createHandler as http2Handler } from "graphql-http/lib/use/http2"
+import type * as http from "node:http"
+import type * as http2 from "node:http2"
+import type { Writable } from "node:stream"
+import type { RequestHandler } from "../http/PortListener.js"
+import { boundedRequestParams } from "./boundedRequestParams.js"
+import type { GraphqlApi, GraphqlArgs } from "./GraphqlApi.js"
+import { graphqlCall, type GraphqlContext } from "./GraphqlCall.js"
+
+export interface GraphqlHandlerOptions {
+  /** Largest POST body accepted, in bytes; larger ones get RESOURCE_EXHAUSTED (413). Unbounded if unset. */
+  readonly readMaxBytes?: number
+}
+
+/** Aborts when the client goes away before its answer is written. */
+const closedEarly = (response: Writable): AbortSignal => {
+  const controller = new AbortController()
+  response.once("close", () => {
+    if (!response.writableEnded) controller.abort()
+  })
+  return controller.signal
+}
+
+/**
+ * A result without `data` is a request error (variables that do not fit their declared types).
+ * GraphQL-over-HTTP wants 4xx for it under application/graphql-response+json, which graphql-http
+ * 1.23 applies to bare error lists only; handing it the errors alone makes it apply that rule
+ * (and keep 200 for application/json).
+ */
+const requestErrorsAsSuch = (result: ExecutionResult): ExecutionResult | undefined =>
+  result.data === undefined && result.errors !== undefined ? result.errors as unknown as ExecutionResult : undefined
+
+/**
+ * The /graphql endpoint of one port: GraphQL-over-HTTP as graphql-http implements it (POST JSON,
+ * GET `?query=` for queries only, application/graphql-response+json when accepted), over HTTP/1.1
+ * or HTTP/2, with the port's schema and its operations run on `runtime`.
+ */
+export const graphqlHandler = <R>(
+  api: GraphqlApi<R>,
+  runtime: Runtime.Runtime<R>,
+  options: GraphqlHandlerOptions = {}
+): RequestHandler => {
+  const call = graphqlCall(runtime)
+  const rootValue = Record.map(
+    api.operations,
+    (operation) => (args: GraphqlArgs, context: GraphqlContext, info: GraphQLResolveInfo) =>
+      call(Effect.suspend(() => operation(args)), context, info)
+  )
+  const handlerOptions = {
+    schema: api.schema,
+    rootValue,
+    context: (request: { readonly context: { readonly res: Writable } }): GraphqlContext => ({
+      signal: closedEarly(request.context.res)
+    }),
+    onOperation: (_request: unknown, _args: unknown, result: ExecutionResult) => requestErrorsAsSuch(result),
+    parseRequestParams: boundedRequestParams(options.readMaxBytes ?? Number.POSITIVE_INFINITY)
+  }
+  const h1 = http1Handler(handlerOptions)
+  const h2 = http2Handler(handlerOptions)
+  return (request, response) => {
+    // A response always comes from the same server, node:http or node:http2, as its request.
+    if ("stream" in request) void h2(request, response as http2.Http2ServerResponse)
+    else void h1(request, response as http.ServerResponse)
+  }
+}
