@@ -3,7 +3,7 @@ import { createHash } from "node:crypto"
 import { LicenseId, OrgId, ProfileId, WorkflowId } from "./Ids.js"
 import { endsAfterStart } from "./License.js"
 import { Name } from "./Name.js"
-import { CanonicalTimestamp, Timestamp } from "./Timestamp.js"
+import { Timestamp } from "./Timestamp.js"
 
 /** The request mirrors the wire nesting so that error paths read like the request (`org.name`). */
 export class OnboardingRequest extends Schema.Class<OnboardingRequest>("OnboardingRequest")({
@@ -44,5 +44,5 @@ export class OnboardingRun extends Schema.Class<OnboardingRun>("OnboardingRun")(
   profileId: ProfileId,
   licenseId: LicenseId,
   status: RunStatus,
-  createdAt: CanonicalTimestamp
+  createdAt: Timestamp
 }) {}

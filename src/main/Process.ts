@@ -1,4 +1,5 @@
 import { NodeRuntime } from "@effect/platform-node"
+import type { Rpc } from "@effect/rpc"
 import type { SqlClient } from "@effect/sql"
 import { Config, Data, Effect, Layer } from "effect"
 import * as Database from "../services/Database.js"
@@ -12,7 +13,11 @@ import { usage } from "./usage.js"
 export class StartupError extends Data.TaggedError("StartupError")<{ readonly message: string }> {}
 
 /** One service port, listening for as long as the layer lives. */
-export const portLayer = <R>(service: ServicePort<R>, port: Config.Config<number>, settings: Settings) =>
+export const portLayer = <R, Rpcs extends Rpc.Any>(
+  service: ServicePort<R, Rpcs>,
+  port: Config.Config<number>,
+  settings: Settings
+) =>
   Layer.scopedDiscard(
     Effect.gen(function*() {
       const handler = yield* portApp(service.api, { readMaxBytes: settings.readMaxBytes })
@@ -22,11 +27,14 @@ export const portLayer = <R>(service: ServicePort<R>, port: Config.Config<number
         shutdownGraceMillis: settings.shutdownGraceMillis
       })
       yield* Effect.logInfo(
-        `${service.name} service (${service.api.service.typeName}) listening on http://${settings.host}:${listener.port}`
+        `${service.name} service (${service.api.connect.service.typeName}) listening on http://${settings.host}:${listener.port}`
       )
       yield* Effect.addFinalizer(() => Effect.logInfo(`${service.name} service stopped`))
     })
-  ).pipe(Layer.provide(Layer.merge(service.services, DatabaseHealth.Default)))
+  ).pipe(
+    Layer.provide(service.rpcHandlers),
+    Layer.provideMerge(Layer.merge(service.services, DatabaseHealth.Default))
+  )
 
 /**
  * Runs a process until SIGINT/SIGTERM: the database first, then the ports. On a signal the ports

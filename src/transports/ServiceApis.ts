@@ -1,18 +1,32 @@
 import type { DescService } from "@bufbuild/protobuf"
 import type { ConnectRouter } from "@connectrpc/connect"
-import { LicenseService } from "../../gen/license/v1beta1/license_pb.js"
-import { OrgService } from "../../gen/org/v1beta1/org_pb.js"
-import { ProfileService } from "../../gen/profile/v1beta1/profile_pb.js"
-import { WorkflowService } from "../../gen/workflow/v1beta1/workflow_pb.js"
-import type { Licenses } from "../../services/Licenses.js"
-import type { Onboarding } from "../../services/Onboarding.js"
-import type { Orgs } from "../../services/Orgs.js"
-import type { Profiles } from "../../services/Profiles.js"
-import type { EffectCall } from "./EffectCall.js"
-import { licenseService } from "./licenseService.js"
-import { orgService } from "./orgService.js"
-import { profileService } from "./profileService.js"
-import { workflowService } from "./workflowService.js"
+import type { HttpRouter } from "@effect/platform"
+import type { Rpc, RpcGroup } from "@effect/rpc"
+import { LicenseService } from "../gen/license/v1beta1/license_pb.js"
+import { OrgService } from "../gen/org/v1beta1/org_pb.js"
+import { ProfileService } from "../gen/profile/v1beta1/profile_pb.js"
+import { WorkflowService } from "../gen/workflow/v1beta1/workflow_pb.js"
+import type { Licenses } from "../services/Licenses.js"
+import type { Onboarding } from "../services/Onboarding.js"
+import type { Orgs } from "../services/Orgs.js"
+import type { Profiles } from "../services/Profiles.js"
+import type { EffectCall } from "./connect/EffectCall.js"
+import { licenseService } from "./connect/licenseService.js"
+import { orgService } from "./connect/orgService.js"
+import { profileService } from "./connect/profileService.js"
+import { workflowService } from "./connect/workflowService.js"
+import {
+  type GraphqlApi,
+  licenseGraphql,
+  orgGraphql,
+  profileGraphql,
+  workflowGraphql
+} from "./graphql/graphqlApis.js"
+import { licenseRoutes, orgRoutes, profileRoutes, workflowRoutes } from "./rest/restRoutes.js"
+import { LicenseRpcs } from "./rpc/LicenseRpcs.js"
+import { OrgRpcs } from "./rpc/OrgRpcs.js"
+import { ProfileRpcs } from "./rpc/ProfileRpcs.js"
+import { WorkflowRpcs } from "./rpc/WorkflowRpcs.js"
 
 /** One service's Connect/gRPC surface: its descriptor and how to register its handlers. */
 export interface ConnectApi<R> {
@@ -20,22 +34,40 @@ export interface ConnectApi<R> {
   readonly register: (router: ConnectRouter, call: EffectCall<R>) => void
 }
 
-export const orgApi: ConnectApi<Orgs> = {
+/** Everything one service offers on its port, in every style, over the services in `R`. */
+export interface ServiceApi<R, Rpcs extends Rpc.Any> {
+  readonly connect: ConnectApi<R>
+  readonly graphql: GraphqlApi<R>
+  readonly rest: HttpRouter.HttpRouter<never, R>
+  readonly rpcs: RpcGroup.RpcGroup<Rpcs>
+}
+
+const orgConnect: ConnectApi<Orgs> = {
   service: OrgService,
   register: (router, call) => router.service(OrgService, orgService(call))
 }
 
-export const profileApi: ConnectApi<Profiles> = {
+const profileConnect: ConnectApi<Profiles> = {
   service: ProfileService,
   register: (router, call) => router.service(ProfileService, profileService(call))
 }
 
-export const licenseApi: ConnectApi<Licenses> = {
+const licenseConnect: ConnectApi<Licenses> = {
   service: LicenseService,
   register: (router, call) => router.service(LicenseService, licenseService(call))
 }
 
-export const workflowApi: ConnectApi<Onboarding> = {
+const workflowConnect: ConnectApi<Onboarding> = {
   service: WorkflowService,
   register: (router, call) => router.service(WorkflowService, workflowService(call))
+}
+
+export const orgApi = { connect: orgConnect, graphql: orgGraphql, rest: orgRoutes, rpcs: OrgRpcs }
+export const profileApi = { connect: profileConnect, graphql: profileGraphql, rest: profileRoutes, rpcs: ProfileRpcs }
+export const licenseApi = { connect: licenseConnect, graphql: licenseGraphql, rest: licenseRoutes, rpcs: LicenseRpcs }
+export const workflowApi = {
+  connect: workflowConnect,
+  graphql: workflowGraphql,
+  rest: workflowRoutes,
+  rpcs: WorkflowRpcs
 }

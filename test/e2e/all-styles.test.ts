@@ -7,14 +7,20 @@ import { randomUUID } from "node:crypto"
 import { Health, HealthCheckRequestSchema, HealthCheckResponse_ServingStatus } from "../../src/gen/grpc/health/v1/health_pb.js"
 import { bufCurlClient, listMethodsWithBufCurl, listServicesWithBufCurl } from "./support/bufCurlClient.js"
 import { connectClients } from "./support/connectClient.js"
+import { graphqlStyle } from "./support/graphqlClient.js"
 import { grpcJsClient } from "./support/grpcJsClient.js"
+import { restStyle } from "./support/restClient.js"
+import { rpcStyle } from "./support/rpcClient.js"
 import { deployment, Services, ServicesLive } from "./support/Servers.js"
 import { type ClientStyle, GrpcCode, type ServiceUrls, type StyleClient, StyleError } from "./support/StyleClient.js"
 
 const styles: Array<ClientStyle> = [
   ...connectClients,
   { style: "gRPC (@grpc/grpc-js)", make: grpcJsClient },
-  { style: "buf curl (gRPC, server reflection)", make: bufCurlClient }
+  { style: "buf curl (gRPC, server reflection)", make: bufCurlClient },
+  restStyle,
+  graphqlStyle,
+  rpcStyle
 ]
 
 /** The gRPC code a call was refused with, or "succeeded". */
@@ -38,7 +44,7 @@ const withClients = <A>(use: (clients: Array<StyleClient>, urls: ServiceUrls) =>
 
 const period = { start: "2023-11-16T12:00:00Z", end: "2024-11-16T12:00:00.5Z" }
 
-describe(`Connect, gRPC and gRPC-Web end to end (${deployment})`, () => {
+describe(`every access style end to end (${deployment})`, () => {
   layer(ServicesLive, { timeout: 180_000, excludeTestServices: true })((it) => {
     styles.forEach(({ style }, index) => {
       it.effect(`${style}: every operation answers as the contract says`, () =>

@@ -1,7 +1,7 @@
-import { describe, expect, it as plainIt, layer } from "@effect/vitest"
+import { describe, expect, it as plainIt, layer, vi } from "@effect/vitest"
 import { Effect } from "effect"
 import { execFile } from "node:child_process"
-import { readFileSync } from "node:fs"
+import { readFileSync, rmSync, writeFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import { promisify } from "node:util"
 import { deployment, Services, ServicesLive } from "./support/Servers.js"
@@ -51,12 +51,18 @@ const placeholders: Record<string, RegExp> = {
 /** The documented answer with its placeholders replaced by what the service really said. */
 const filledIn = (expected: unknown, actual: unknown): unknown => {
   if (typeof expected === "string" && placeholders[expected]?.test(String(actual))) return actual
+  if (Array.isArray(expected)) return expected.map((item, i) => filledIn(item, Array.isArray(actual) ? actual[i] : undefined))
   if (expected !== null && typeof expected === "object" && actual !== null && typeof actual === "object") {
     return Object.fromEntries(
       Object.entries(expected).map(([key, value]) => [key, filledIn(value, (actual as Record<string, unknown>)[key])])
     )
   }
   return expected
+}
+
+const withStatus = (text: string): [string, string | undefined] => {
+  const match = /^([\s\S]*[}\]]) (\d{3})$/.exec(text)
+  return match === null ? [text, undefined] : [match[1]!, match[2]]
 }
 
 const answerOf = async (command: string): Promise<string> => {
@@ -70,27 +76,48 @@ const answerOf = async (command: string): Promise<string> => {
 
 describe(`README examples run against the services (${deployment})`, () => {
   layer(ServicesLive, { timeout: 180_000, excludeTestServices: true })((it) => {
-    for (const example of [...examples("connect"), ...examples("grpc")]) {
+    for (const example of ["connect", "grpc", "rest", "graphql"].flatMap(examples)) {
       it.effect(example.title, () =>
         Effect.gen(function*() {
           const urls = yield* Services
           const answer = yield* Effect.promise(() => answerOf(onPorts(example.command, urls)))
           if (example.expected[0]!.startsWith("{")) {
-            const expected: unknown = JSON.parse(example.expected.join("\n"))
-            const actual: unknown = JSON.parse(answer)
-            expect(actual).toEqual(filledIn(expected, actual))
+            // An answer may end with the HTTP status that `curl -w ' %{http_code}'` printed.
+            const [expectedJson, expectedStatus] = withStatus(example.expected.join("\n"))
+            const [actualJson, actualStatus] = withStatus(answer)
+            const actual: unknown = JSON.parse(actualJson)
+            expect(actual).toEqual(filledIn(JSON.parse(expectedJson), actual))
+            expect(actualStatus).toBe(expectedStatus)
           } else {
             expect(answer.split("\n")).toEqual(example.expected)
           }
         }))
     }
+
+    it.effect("the Effect RPC client example prints the org's name", () =>
+      Effect.gen(function*() {
+        const urls = yield* Services
+        const [, code] = /```ts\n([\s\S]*?)```/.exec(readme.split("<!-- examples:rpc -->")[1]!)!
+        // Written next to the README, so the example's `./src/...` imports resolve as a reader's would.
+        const file = `${root}.readme-rpc-example-${process.pid}.ts`
+        writeFileSync(file, code!.replaceAll("http://127.0.0.1:9090", urls.org))
+        const printed: Array<unknown> = []
+        const log = vi.spyOn(console, "log").mockImplementation((...args) => void printed.push(...args))
+        yield* Effect.promise(() => import(file)).pipe(
+          Effect.ensuring(Effect.sync(() => {
+            log.mockRestore()
+            rmSync(file, { force: true })
+          }))
+        )
+        expect(printed).toEqual(["Acme"])
+      }))
   })
 })
 
 describe("README", () => {
-  plainIt("documents every operation in both Connect and gRPC examples", () => {
+  plainIt("documents every operation in the Connect, gRPC, REST and GraphQL examples", () => {
     const operations = ["CreateOrg", "GetOrg", "CreateProfile", "GetProfile", "CreateLicense", "GetLicense", "CreateOnboardingWorkflow", "GetOnboardingWorkflow"]
-    for (const section of ["connect", "grpc"]) {
+    for (const section of ["connect", "grpc", "rest", "graphql"]) {
       const titles = examples(section).map((e) => e.title.split(" ")[0])
       for (const operation of operations) expect(titles, `${section} ${operation}`).toContain(operation)
     }

@@ -1,0 +1,57 @@
+import { HttpServerRequest } from "@effect/platform"
+import { Effect } from "effect"
+import { InvalidArgument } from "../../domain/Errors.js"
+import { HttpRejection } from "./RestCall.js"
+
+const isJsonType = (contentType: string | undefined): boolean => {
+  const type = (contentType ?? "").split(";")[0]!.trim().toLowerCase()
+  return type === "application/json" || (type.startsWith("application/") && type.endsWith("+json"))
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+const lowerCamel = (name: string): string => name.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase())
+
+/**
+ * Proto3 JSON accepts a field by its proto name (`full_name`) or its JSON name (`fullName`);
+ * the domain speaks lowerCamel. Where a request has both spellings, the JSON name wins.
+ */
+export const lowerCamelKeys = (value: unknown): unknown => {
+  if (Array.isArray(value)) return value.map(lowerCamelKeys)
+  if (!isPlainObject(value)) return value
+  const result: Record<string, unknown> = {}
+  for (const [key, field] of Object.entries(value)) {
+    const name = lowerCamel(key)
+    if (name === key || !(name in value)) result[name] = lowerCamelKeys(field)
+  }
+  return result
+}
+
+/** The request's JSON object body, its keys in lowerCamel. */
+export const jsonObjectBody = Effect.gen(function*() {
+  const request = yield* HttpServerRequest.HttpServerRequest
+  if (!isJsonType(request.headers["content-type"])) {
+    return yield* new HttpRejection({
+      status: 415,
+      code: 3,
+      message: "the request body must be JSON (Content-Type: application/json)"
+    })
+  }
+  const text = yield* Effect.orElseSucceed(request.text, () => undefined)
+  if (text === undefined) return yield* InvalidArgument.field("", "the request body could not be read")
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch {
+    return yield* InvalidArgument.field("", "the request body is not valid JSON")
+  }
+  if (!isPlainObject(parsed)) return yield* InvalidArgument.field("", "the request body must be a JSON object")
+  return lowerCamelKeys(parsed) as Record<string, unknown>
+})
+
+/** The path names the resource; an id in the body may repeat it but not contradict it. */
+export const withPathId = (body: Record<string, unknown>, id: string) =>
+  body["id"] === undefined || (typeof body["id"] === "string" && body["id"].toLowerCase() === id.toLowerCase())
+    ? Effect.succeed({ ...body, id })
+    : Effect.fail(InvalidArgument.field("id", "must match the id in the path"))
