@@ -1,7 +1,7 @@
 import { NodeRuntime } from "@effect/platform-node"
 import type { Rpc } from "@effect/rpc"
 import type { SqlClient } from "@effect/sql"
-import { Config, Data, Effect, Layer } from "effect"
+import { Config, Data, Effect, Layer, Option } from "effect"
 import * as Database from "../services/Database.js"
 import { DatabaseHealth } from "../services/DatabaseHealth.js"
 import { listen } from "../transports/http/PortListener.js"
@@ -12,6 +12,26 @@ import { usage } from "./usage.js"
 
 export class StartupError extends Data.TaggedError("StartupError")<{ readonly message: string }> {}
 
+/** Serves one service's port until the scope closes; answers with the port it listens on. */
+export const servePort = <R, Rpcs extends Rpc.Any>(service: ServicePort<R, Rpcs>, port: number, settings: Settings) =>
+  Effect.gen(function*() {
+    const handler = yield* portApp(service.api, {
+      readMaxBytes: settings.readMaxBytes,
+      apiToken: settings.apiToken,
+      corsOrigins: settings.corsOrigins,
+      graphqlLimits: { maxDepth: settings.graphqlMaxDepth, maxFields: settings.graphqlMaxFields }
+    })
+    return yield* listen(handler, {
+      host: settings.host,
+      port,
+      shutdownGraceMillis: settings.shutdownGraceMillis,
+      maxConnections: settings.maxConnections,
+      headersTimeoutMillis: settings.headersTimeoutMillis,
+      requestTimeoutMillis: settings.requestTimeoutMillis,
+      idleTimeoutMillis: settings.idleTimeoutMillis
+    })
+  })
+
 /** One service port, listening for as long as the layer lives. */
 export const portLayer = <R, Rpcs extends Rpc.Any>(
   service: ServicePort<R, Rpcs>,
@@ -20,12 +40,7 @@ export const portLayer = <R, Rpcs extends Rpc.Any>(
 ) =>
   Layer.scopedDiscard(
     Effect.gen(function*() {
-      const handler = yield* portApp(service.api, { readMaxBytes: settings.readMaxBytes })
-      const listener = yield* listen(handler, {
-        host: settings.host,
-        port: yield* port,
-        shutdownGraceMillis: settings.shutdownGraceMillis
-      })
+      const listener = yield* servePort(service, yield* port, settings)
       yield* Effect.logInfo(
         `${service.name} service (${service.api.connect.service.typeName}) listening on http://${settings.host}:${listener.port}`
       )
@@ -59,6 +74,10 @@ export const runProcess = (options: {
       })
     }
     yield* Effect.logInfo(`${options.name}: database ${Database.describe(database)}`)
+    yield* Effect.logInfo(
+      `${options.name}: authentication ${Option.isSome(settings.apiToken) ? "by bearer token (API_TOKEN)" : "off"}, ` +
+        `CORS ${settings.corsOrigins.length === 0 ? "off" : `for ${settings.corsOrigins.join(", ")}`}`
+    )
     return yield* Layer.launch(options.ports(settings).pipe(Layer.provide(Database.layer(database))))
   })
   NodeRuntime.runMain(program)

@@ -2,25 +2,34 @@ import { connectNodeAdapter } from "@connectrpc/connect-node"
 import { HttpIncomingMessage, HttpRouter } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { type Rpc, RpcSerialization, RpcServer } from "@effect/rpc"
-import { Effect, Option, Runtime } from "effect"
+import { Effect, Option, type Redacted, Runtime } from "effect"
 import type * as http from "node:http"
 import { file_grpc_health_v1_health, Health } from "../gen/grpc/health/v1/health_pb.js"
 import * as reflectionV1 from "../gen/grpc/reflection/v1/reflection_pb.js"
 import * as reflectionV1alpha from "../gen/grpc/reflection/v1alpha/reflection_pb.js"
 import { DatabaseHealth } from "../services/DatabaseHealth.js"
+import { bearerCheck } from "./Auth.js"
+import { requireBearer } from "./connect/authInterceptor.js"
 import { effectCall } from "./connect/EffectCall.js"
 import { withSpecGrpcMessage } from "./connect/grpcMessageEncoding.js"
 import { healthService } from "./connect/healthService.js"
 import { reflectionServices } from "./connect/reflectionService.js"
 import { graphqlHandler } from "./graphql/graphqlApis.js"
+import { corsPolicy } from "./http/Cors.js"
 import type { RequestHandler } from "./http/PortListener.js"
 import { probes } from "./http/Probes.js"
+import { unauthenticated } from "./http/Unauthenticated.js"
 import { errorReply, refuseOtherMethods } from "./rest/RestCall.js"
 import type { ServiceApi } from "./ServiceApis.js"
 
 export interface PortAppOptions {
-  /** Largest request body accepted, in bytes; larger ones are refused with resource_exhausted. */
+  /** Largest request body (and gRPC message) accepted, in bytes; larger ones get resource_exhausted. */
   readonly readMaxBytes: number
+  /** When set, every call but health and probes must carry `Authorization: Bearer <token>`. */
+  readonly apiToken: Option.Option<Redacted.Redacted>
+  /** Browser origins allowed by CORS; none by default, `*` for any. */
+  readonly corsOrigins: ReadonlyArray<string>
+  readonly graphqlLimits: { readonly maxDepth: number; readonly maxFields: number }
 }
 
 const notFoundBody = JSON.stringify({ code: 5, message: "no such path on this port", details: [] })
@@ -49,7 +58,10 @@ export const portApp = <R, Rpcs extends Rpc.Any>(api: ServiceApi<R, Rpcs>, optio
       [serviceName, Health.typeName, reflectionV1.ServerReflection.typeName, reflectionV1alpha.ServerReflection.typeName]
     )
 
+    const authorized = bearerCheck(options.apiToken)
     const connect = withSpecGrpcMessage(connectNodeAdapter({
+      interceptors: authorized === undefined ? [] : [requireBearer(authorized, [Health.typeName])],
+      readMaxBytes: options.readMaxBytes,
       routes: (router) => {
         api.connect.register(router, effectCall(runtime))
         router.service(Health, healthService([serviceName], isReady))
@@ -58,7 +70,6 @@ export const portApp = <R, Rpcs extends Rpc.Any>(api: ServiceApi<R, Rpcs>, optio
       },
       // Forward compatibility: a newer client's extra JSON fields are ignored, as binary protobuf does.
       jsonOptions: { ignoreUnknownFields: true },
-      readMaxBytes: options.readMaxBytes,
       fallback: (_request, response) => {
         response.writeHead(404, { "content-type": "application/json" })
         response.end(notFoundBody)
@@ -74,14 +85,23 @@ export const portApp = <R, Rpcs extends Rpc.Any>(api: ServiceApi<R, Rpcs>, optio
       HttpIncomingMessage.withMaxBodySize(Option.some(options.readMaxBytes))
     )
     const effectHttp = yield* NodeHttpServer.makeHandler(app)
-    const graphql = graphqlHandler(api.graphql, runtime, { readMaxBytes: options.readMaxBytes })
+    const graphql = graphqlHandler(api.graphql, runtime, {
+      readMaxBytes: options.readMaxBytes,
+      limits: options.graphqlLimits
+    })
     const probe = probes(isReady)
+    const cors = corsPolicy(options.corsOrigins)
 
     const handler: RequestHandler = (request, response) => {
-      if (probe(request, response)) return
+      if (cors(request, response) || probe(request, response)) return
       const url = request.url ?? "/"
+      // Connect, gRPC and gRPC-Web check the token in an interceptor, to answer in their own protocol.
       if (isRpcPath(url)) return connect(request, response)
-      if (url === "/graphql" || url.startsWith("/graphql?")) return graphql(request, response)
+      const isGraphql = url === "/graphql" || url.startsWith("/graphql?")
+      if (authorized !== undefined && !authorized(request.headers["authorization"])) {
+        return unauthenticated(response, isGraphql ? "graphql" : "json")
+      }
+      if (isGraphql) return graphql(request, response)
       // The platform's handler is typed for HTTP/1.1; HTTP/2's compatibility API serves it as well.
       effectHttp(request as http.IncomingMessage, response as http.ServerResponse)
     }

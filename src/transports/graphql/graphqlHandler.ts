@@ -1,5 +1,5 @@
 import { Effect, Record, type Runtime } from "effect"
-import type { ExecutionResult, GraphQLResolveInfo } from "./graphqlJs.js"
+import type { ExecutionResult, GraphQLResolveInfo, ValidationRule } from "./graphqlJs.js"
 import { createHandler as http1Handler } from "graphql-http/lib/use/http"
 import { createHandler as http2Handler } from "graphql-http/lib/use/http2"
 import type * as http from "node:http"
@@ -8,11 +8,14 @@ import type { Writable } from "node:stream"
 import type { RequestHandler } from "../http/PortListener.js"
 import { boundedRequestParams } from "./boundedRequestParams.js"
 import type { GraphqlApi, GraphqlArgs } from "./GraphqlApi.js"
+import { queryLimits } from "./queryLimits.js"
 import { graphqlCall, type GraphqlContext } from "./GraphqlCall.js"
 
 export interface GraphqlHandlerOptions {
   /** Largest POST body accepted, in bytes; larger ones get RESOURCE_EXHAUSTED (413). Unbounded if unset. */
   readonly readMaxBytes?: number
+  /** Bounds on an operation's nesting depth and field count; unbounded if unset. */
+  readonly limits?: { readonly maxDepth: number; readonly maxFields: number }
 }
 
 /** Aborts when the client goes away before its answer is written. */
@@ -56,7 +59,13 @@ export const graphqlHandler = <R>(
       signal: closedEarly(request.context.res)
     }),
     onOperation: (_request: unknown, _args: unknown, result: ExecutionResult) => requestErrorsAsSuch(result),
-    parseRequestParams: boundedRequestParams(options.readMaxBytes ?? Number.POSITIVE_INFINITY)
+    parseRequestParams: boundedRequestParams(options.readMaxBytes ?? Number.POSITIVE_INFINITY),
+    ...(options.limits === undefined ? {} : {
+      validationRules: (_request: unknown, _args: unknown, specified: ReadonlyArray<ValidationRule>) => [
+        ...specified,
+        queryLimits(options.limits!)
+      ]
+    })
   }
   const h1 = http1Handler(handlerOptions)
   const h2 = http2Handler(handlerOptions)

@@ -6,4 +6,12 @@
  * "module" field, index.mjs. Naming the file makes every resolver load the same copy.
  */
 export { buildSchema, GraphQLError } from "graphql/index.js"
-export type { ExecutionResult, GraphQLResolveInfo, GraphQLSchema } from "graphql/index.js"
+export type {
+  ExecutionResult,
+  FragmentDefinitionNode,
+  GraphQLResolveInfo,
+  GraphQLSchema,
+  SelectionSetNode,
+  ValidationContext,
+  ValidationRule
+} from "graphql/index.js"

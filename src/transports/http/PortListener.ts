@@ -14,6 +14,14 @@ export interface ListenOptions {
   readonly port: number
   /** How long a shutdown waits for in-flight requests before closing their connections. */
   readonly shutdownGraceMillis: number
+  /** Connections open at once; more are closed as they arrive. */
+  readonly maxConnections: number
+  /** Time a client has to send its request's headers (and, on a new connection, its first bytes). */
+  readonly headersTimeoutMillis: number
+  /** Time a client has to send a whole HTTP/1.1 request. */
+  readonly requestTimeoutMillis: number
+  /** An idle connection (no request in flight) is closed after this long. */
+  readonly idleTimeoutMillis: number
 }
 
 /** What an HTTP/2 client with prior knowledge sends first (RFC 9113 §3.4). */
@@ -23,14 +31,17 @@ const h2Preface = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
  * Hands a new connection to the HTTP/1.1 or the cleartext HTTP/2 server, decided by its first
  * bytes: gRPC and HTTP/2 Connect clients open with the HTTP/2 preface, everything else is HTTP/1.1.
  */
-const dispatchByPreface = (h1: http.Server, h2: http2.Http2Server) => (socket: net.Socket) => {
+const dispatchByPreface = (h1: http.Server, h2: http2.Http2Server, firstBytesMillis: number) => (socket: net.Socket) => {
   let received = Buffer.alloc(0)
+  // A connection that never says anything would otherwise hold its slot forever.
+  socket.setTimeout(firstBytesMillis, () => socket.destroy())
   const onData = (chunk: Buffer) => {
     received = Buffer.concat([received, chunk])
     const compared = Math.min(received.length, h2Preface.length)
     const isH2 = received.subarray(0, compared).equals(h2Preface.subarray(0, compared))
     if (isH2 && compared < h2Preface.length) return // the preface is still arriving
     socket.off("data", onData)
+    socket.setTimeout(0)
     socket.pause()
     socket.unshift(received)
     // Both servers read what was unshifted before they read from the socket's handle; resuming the
@@ -50,20 +61,27 @@ const dispatchByPreface = (h1: http.Server, h2: http2.Http2Server) => (socket: n
 export const listen = (handler: RequestHandler, options: ListenOptions) =>
   Effect.acquireRelease(
     Effect.async<{ readonly port: number; readonly close: () => Promise<void> }, ListenError>((resume) => {
-      const h1 = http.createServer(handler)
+      const h1 = http.createServer({
+        headersTimeout: options.headersTimeoutMillis,
+        requestTimeout: options.requestTimeoutMillis,
+        keepAliveTimeout: options.idleTimeoutMillis
+      }, handler)
+      h1.setTimeout(options.idleTimeoutMillis)
       const h2 = http2.createServer(handler)
+      h2.setTimeout(options.idleTimeoutMillis)
       const sockets = new Set<net.Socket>()
       const sessions = new Set<http2.ServerHttp2Session>()
       h2.on("session", (session) => {
         sessions.add(session)
         session.on("close", () => sessions.delete(session))
       })
-      const dispatch = dispatchByPreface(h1, h2)
+      const dispatch = dispatchByPreface(h1, h2, options.headersTimeoutMillis)
       const tcp = net.createServer((socket) => {
         sockets.add(socket)
         socket.on("close", () => sockets.delete(socket))
         dispatch(socket)
       })
+      tcp.maxConnections = options.maxConnections
 
       const close = async () => {
         tcp.close()

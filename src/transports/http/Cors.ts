@@ -1,0 +1,35 @@
+import { cors } from "@connectrpc/connect"
+import type { Request, Response } from "./PortListener.js"
+
+/**
+ * CORS for browsers, off unless origins are listed (`*` allows any). Allowed origins get the
+ * headers that Connect and gRPC-Web need (connect-es publishes the lists) plus `Authorization`.
+ * Returns true when it answered the request itself (a preflight).
+ */
+export const corsPolicy = (origins: ReadonlyArray<string>) => {
+  const allowMethods = [...new Set([...cors.allowedMethods, "PUT"])].join(", ")
+  const allowHeaders = [...new Set([...cors.allowedHeaders, "Authorization"])].join(", ")
+  const exposeHeaders = cors.exposedHeaders.join(", ")
+  return (request: Request, response: Response): boolean => {
+    const origin = request.headers["origin"]
+    if (origins.length === 0 || typeof origin !== "string") return false
+    const preflight = request.method === "OPTIONS" && request.headers["access-control-request-method"] !== undefined
+    if (!origins.includes("*") && !origins.includes(origin)) {
+      if (!preflight) return false
+      response.writeHead(403, { "content-type": "text/plain" })
+      response.end("origin not allowed")
+      return true
+    }
+    response.setHeader("access-control-allow-origin", origin)
+    response.setHeader("vary", "Origin")
+    response.setHeader("access-control-expose-headers", exposeHeaders)
+    if (!preflight) return false
+    response.writeHead(204, {
+      "access-control-allow-methods": allowMethods,
+      "access-control-allow-headers": allowHeaders,
+      "access-control-max-age": "7200"
+    })
+    response.end()
+    return true
+  }
+}
