@@ -7,8 +7,10 @@ import { DatabaseHealth } from "../services/DatabaseHealth.js"
 import { listen } from "../transports/http/PortListener.js"
 import { portApp } from "../transports/PortApp.js"
 import type { ServicePort } from "./ServicePorts.js"
-import { type Settings, settings as settingsConfig } from "./Settings.js"
+import { defaultSettings, type Settings, settings as settingsConfig } from "./Settings.js"
 import { usage } from "./usage.js"
+
+export { defaultSettings, type Settings }
 
 export class StartupError extends Data.TaggedError("StartupError")<{ readonly message: string }> {}
 

@@ -67,6 +67,9 @@ export const listen = (handler: RequestHandler, options: ListenOptions) =>
         keepAliveTimeout: options.idleTimeoutMillis
       }, handler)
       h1.setTimeout(options.idleTimeoutMillis)
+      // node:http tracks connections (for closeIdleConnections and the headers/request timeouts)
+      // from its 'listening' event, which a server fed through 'connection' never fires itself.
+      h1.emit("listening")
       const h2 = http2.createServer(handler)
       h2.setTimeout(options.idleTimeoutMillis)
       const sockets = new Set<net.Socket>()
