@@ -1,10 +1,19 @@
 import { PgClient } from "@effect/sql-pg"
-import { Config, Effect, Layer, Option, Redacted } from "effect"
+import { Config, Duration, Effect, Layer, Option, Redacted } from "effect"
 import { inMemory, serveEmbeddedPostgres } from "./EmbeddedPostgres.js"
 import { migrate } from "./Migrations.js"
+import { OperationBudget } from "./Transient.js"
 
 export type DatabaseOptions =
-  | { readonly kind: "postgres"; readonly url: Redacted.Redacted; readonly poolSize: number }
+  | {
+    readonly kind: "postgres"
+    readonly url: Redacted.Redacted
+    readonly poolSize: number
+    /** How long to wait for a connection (to open one, or for a free one in a busy pool). */
+    readonly connectTimeoutMillis?: number
+    /** See `OperationBudget`. */
+    readonly operationTimeoutMillis?: number
+  }
   | { readonly kind: "embedded"; readonly dataDir: string }
 
 export { inMemory }
@@ -13,11 +22,13 @@ export { inMemory }
 export const optionsFromConfig: Config.Config<DatabaseOptions> = Config.all({
   url: Config.option(Config.redacted("DATABASE_URL")),
   poolSize: Config.integer("DATABASE_POOL_SIZE").pipe(Config.withDefault(10)),
+  connectTimeoutMillis: Config.integer("DATABASE_CONNECT_TIMEOUT_MS").pipe(Config.withDefault(3_000)),
+  operationTimeoutMillis: Config.integer("DATABASE_OPERATION_TIMEOUT_MS").pipe(Config.withDefault(10_000)),
   dataDir: Config.string("DATA_DIR").pipe(Config.withDefault("./.data"))
 }).pipe(
-  Config.map(({ dataDir, poolSize, url }): DatabaseOptions =>
+  Config.map(({ connectTimeoutMillis, dataDir, operationTimeoutMillis, poolSize, url }): DatabaseOptions =>
     Option.isSome(url) && Redacted.value(url.value) !== ""
-      ? { kind: "postgres", url: url.value, poolSize }
+      ? { kind: "postgres", url: url.value, poolSize, connectTimeoutMillis, operationTimeoutMillis }
       : { kind: "embedded", dataDir }
   )
 )
@@ -39,7 +50,14 @@ export const describe = (options: DatabaseOptions): string => {
 
 const client = (options: DatabaseOptions) =>
   options.kind === "postgres"
-    ? PgClient.layer({ url: options.url, maxConnections: options.poolSize, applicationName: "onboarding" })
+    ? PgClient.layer({
+      url: options.url,
+      maxConnections: options.poolSize,
+      applicationName: "onboarding",
+      connectTimeout: Duration.millis(options.connectTimeoutMillis ?? 3_000)
+    }).pipe(
+      Layer.merge(Layer.succeed(OperationBudget, Duration.millis(options.operationTimeoutMillis ?? 10_000)))
+    )
     : Layer.unwrapScoped(
       Effect.map(serveEmbeddedPostgres(options.dataDir), ({ host, port }) =>
         PgClient.layer({ host, port, username: "postgres", database: "postgres", maxConnections: 1 }))

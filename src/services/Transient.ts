@@ -1,5 +1,5 @@
 import { SqlClient, type SqlError } from "@effect/sql"
-import { Effect, Schedule } from "effect"
+import { Context, Duration, Effect, Schedule } from "effect"
 import { Unavailable } from "../domain/Errors.js"
 
 // SQLSTATEs worth retrying: serialization failure, deadlock, connection exceptions (class 08),
@@ -33,6 +33,17 @@ export const retrySchedule = Schedule.exponential("25 millis", 2).pipe(
 )
 
 /**
+ * The most time one unit of work (a create, a read, a whole workflow transaction, retries
+ * included) may take before the caller is told `unavailable`: a database that stops answering
+ * (a dead host, a cut network) must not hang callers.
+ */
+export class OperationBudget extends Context.Reference<OperationBudget>()("OperationBudget", {
+  defaultValue: () => Duration.seconds(10)
+}) {}
+
+const unavailable = () => new Unavailable({ message: "the database is unavailable; try again later" })
+
+/**
  * Turns database errors into domain errors: transient ones into `Unavailable` (retried), anything
  * else is a defect (a bug or a broken schema, reported as `internal`). Retrying happens only at the
  * outermost unit of work: inside a transaction a failed statement has aborted the transaction, so
@@ -45,15 +56,17 @@ export const databaseOperation = <A, E, R>(
     self,
     (e): e is SqlError.SqlError => (e as { _tag?: unknown })?._tag === "SqlError",
     (error) =>
-      isTransient(error)
-        ? Effect.fail(new Unavailable({ message: "the database is unavailable; try again later" }))
-        : Effect.die(error)
+      isTransient(error) ? Effect.fail(unavailable()) : Effect.die(error)
   ) as Effect.Effect<A, Exclude<E, SqlError.SqlError> | Unavailable, R>
   return Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (transaction) =>
     transaction._tag === "Some"
       ? classified
-      : Effect.retry(
-        classified,
-        Schedule.intersect(retrySchedule, Schedule.recurWhile((e: unknown) => e instanceof Unavailable))
-      ))
+      : Effect.flatMap(OperationBudget, (budget) =>
+        Effect.retry(
+          classified,
+          Schedule.intersect(retrySchedule, Schedule.recurWhile((e: unknown) => e instanceof Unavailable))
+        ).pipe(
+          // Interrupting a statement cancels it on the server and rolls back an open transaction.
+          Effect.timeoutFail({ duration: budget, onTimeout: unavailable })
+        )))
 }
