@@ -1,0 +1,61 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { connectClients } from "../e2e/support/connectClient.js"
+import { stopProcess } from "../e2e/support/Servers.js"
+import { StyleError } from "../e2e/support/StyleClient.js"
+import { restStyle } from "../e2e/support/restClient.js"
+import { persistentDeployment } from "../support/Deployment.js"
+import { recordFigures } from "../support/Figures.js"
+import { runLoad, unreadable } from "../support/Load.js"
+import { testDatabaseKind } from "../support/TestDatabase.js"
+
+describe(`SIGTERM under load (${testDatabaseKind})`, () => {
+  it.live("requests in flight complete, new ones are refused cleanly, the process exits 0", () =>
+    Effect.gen(function*() {
+      const deployment = yield* persistentDeployment
+      const running = yield* Effect.promise(deployment.start)
+      const clients = [connectClients[0]!, connectClients[3]!, connectClients[6]!, restStyle].map((s) => s.make(deployment.urls))
+
+      let signalled = false
+      let exited = false
+      const answersAfterSignal: Array<string> = []
+      const load = runLoad({
+        clients,
+        concurrency: 32,
+        mix: ["createOrg", "workflow", "readBack"],
+        running: () => !exited,
+        onFailure: (error) => {
+          // Before the signal nothing may fail. After it, a call may only fail to connect: a reply
+          // with an error code would mean a request was accepted and then dropped or broken.
+          if (!signalled) return "count"
+          const answered = error instanceof StyleError &&
+            !/ECONNREFUSED|ECONNRESET|EPIPE|socket|fetch failed|closed|GOAWAY|connect/i.test(error.message)
+          if (answered) answersAfterSignal.push(`${error.code} ${error.message}`)
+          return answered ? "count" : "ignore"
+        }
+      })
+      yield* Effect.sleep("2 seconds")
+      signalled = true
+      const exitCode = yield* Effect.promise(() => stopProcess(running))
+      exited = true
+      const result = yield* Effect.promise(() => load)
+
+      // Restart on the same database: every acknowledged create is there.
+      const restarted = yield* Effect.promise(deployment.start)
+      const missing = yield* Effect.promise(() => unreadable(clients[0]!, result.acknowledged))
+      expect(yield* Effect.promise(() => stopProcess(restarted))).toBe(0)
+      recordFigures(`sigterm-${deployment.kind}`, {
+        concurrentClients: 32,
+        requests: result.requests,
+        acknowledgedCreates: result.acknowledged.length,
+        failedRequests: result.failures.length,
+        errorRepliesAfterSignal: answersAfterSignal.length,
+        exitCode,
+        unreadableAcknowledged: missing.length
+      })
+      expect(exitCode).toBe(0)
+      expect(result.failures).toEqual([])
+      expect(result.acknowledged.length).toBeGreaterThan(0)
+      expect(missing).toEqual([])
+    }).pipe(Effect.scoped), 120_000)
+})

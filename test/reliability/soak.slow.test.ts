@@ -1,0 +1,63 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { connectClients } from "../e2e/support/connectClient.js"
+import { graphqlStyle } from "../e2e/support/graphqlClient.js"
+import { grpcJsClient } from "../e2e/support/grpcJsClient.js"
+import { restStyle } from "../e2e/support/restClient.js"
+import { rpcStyle } from "../e2e/support/rpcClient.js"
+import { stopProcess } from "../e2e/support/Servers.js"
+import { persistentDeployment } from "../support/Deployment.js"
+import { recordFigures, rssMiB } from "../support/Figures.js"
+import { mixedOperations, percentile, runLoad, unreadable } from "../support/Load.js"
+import { testDatabaseKind } from "../support/TestDatabase.js"
+
+const seconds = Number(process.env["SOAK_SECONDS"] ?? 60)
+const mean = (values: ReadonlyArray<number>) => values.reduce((a, b) => a + b, 0) / Math.max(1, values.length)
+
+describe(`soak (${testDatabaseKind})`, () => {
+  it.live(`64 concurrent clients, mixed operations in every style, ${seconds} s: nothing fails, nothing is lost, memory stays flat`, () =>
+    Effect.gen(function*() {
+      const deployment = yield* persistentDeployment
+      const running = yield* Effect.acquireRelease(Effect.promise(deployment.start), (p) => Effect.promise(() => stopProcess(p)))
+      const clients = [
+        ...connectClients.filter((_, i) => i !== 4), // all but the GET-reads variant, which repeats JSON
+        restStyle,
+        graphqlStyle,
+        rpcStyle
+      ].map((style) => style.make(deployment.urls))
+      clients.push(grpcJsClient(deployment.urls))
+
+      const rss: Array<number> = []
+      const sampler = setInterval(() => rss.push(rssMiB(running.child.pid!)), 1_000)
+      const started = Date.now()
+      const result = yield* Effect.promise(() =>
+        runLoad({ clients, concurrency: 64, mix: mixedOperations, running: () => Date.now() - started < seconds * 1_000 })
+      ).pipe(Effect.ensuring(Effect.sync(() => clearInterval(sampler))))
+      const elapsed = (Date.now() - started) / 1_000
+
+      const missing = yield* Effect.promise(() => unreadable(clients[0]!, result.acknowledged, 32))
+      clients.forEach((client) => client.close?.())
+      const third = Math.floor(rss.length / 3)
+      const firstThird = mean(rss.slice(0, third))
+      const lastThird = mean(rss.slice(rss.length - third))
+      recordFigures(`soak-${deployment.kind}`, {
+        seconds: Math.round(elapsed),
+        concurrentClients: 64,
+        styles: clients.map((c) => c.style),
+        requests: result.requests,
+        requestsPerSecond: Math.round(result.requests / elapsed),
+        failedRequests: result.failures.length,
+        acknowledgedCreates: result.acknowledged.length,
+        unreadableAcknowledged: missing.length,
+        latencyP50Ms: Math.round(percentile(result.latenciesMillis, 50) * 10) / 10,
+        latencyP99Ms: Math.round(percentile(result.latenciesMillis, 99) * 10) / 10,
+        rssFirstThirdMiB: Math.round(firstThird),
+        rssLastThirdMiB: Math.round(lastThird),
+        rssMaxMiB: Math.round(Math.max(...rss))
+      })
+      expect(result.failures.slice(0, 10)).toEqual([])
+      expect(missing.slice(0, 10)).toEqual([])
+      // Flat: the last third of the run uses no more than a fifth more memory than the first.
+      expect(lastThird).toBeLessThan(firstThird * 1.2)
+    }).pipe(Effect.scoped), 600_000)
+})
