@@ -13,5 +13,11 @@ ${
     ? "  ORG_PORT, PROFILE_PORT, LICENSE_PORT, WORKFLOW_PORT   ports (default 9090, 9091, 9092, 8081)"
     : `  PORT                port (default: ${name.toUpperCase()}_PORT, else the service's default)`
 }
-  MAX_BODY_BYTES      largest request body (default 1048576)
-  SHUTDOWN_GRACE_MS   how long a shutdown waits for in-flight requests (default 10000)`
+  MAX_BODY_BYTES      largest request body and gRPC message (default 1048576)
+  SHUTDOWN_GRACE_MS   how long a shutdown waits for in-flight requests (default 10000)
+  API_TOKEN           require "Authorization: Bearer <token>" on every call but health (default: off)
+  CORS_ORIGINS        comma-separated origins allowed by CORS, or * (default: CORS off)
+  MAX_CONNECTIONS     open connections per port (default 1024)
+  HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, IDLE_TIMEOUT_MS   slow and idle clients (default 10000, 30000, 60000)
+  GRAPHQL_MAX_DEPTH, GRAPHQL_MAX_FIELDS                     GraphQL operation bounds (default 8, 100)
+  DATABASE_CONNECT_TIMEOUT_MS, DATABASE_OPERATION_TIMEOUT_MS PostgreSQL waits (default 3000, 10000)`
