@@ -60,19 +60,16 @@ export const toSecondsNanos = (t: Timestamp): { seconds: bigint; nanos: number }
   return { seconds: (micros - fraction) / microsPerSecond, nanos: Number(fraction) * 1000 }
 }
 
+/** What a refused timestamp is told, in every style. */
+export const timestampRule = "must be an RFC 3339 timestamp between 0001-01-01 and 9999-12-31, e.g. 2023-11-16T12:00:00Z"
+
 /** Decodes any RFC 3339 timestamp (any offset) to its canonical UTC form. */
 export const Timestamp = Schema.transformOrFail(Schema.String, CanonicalTimestamp, {
   strict: true,
   decode: (text, _, ast) => {
     const micros = parseMicros(text)
     return micros === undefined
-      ? ParseResult.fail(
-        new ParseResult.Type(
-          ast,
-          text,
-          "must be an RFC 3339 timestamp between 0001-01-01 and 9999-12-31, e.g. 2023-11-16T12:00:00Z"
-        )
-      )
+      ? ParseResult.fail(new ParseResult.Type(ast, text, timestampRule))
       : ParseResult.succeed(fromMicros(micros))
   },
   encode: ParseResult.succeed

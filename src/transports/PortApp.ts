@@ -1,5 +1,5 @@
 import { connectNodeAdapter } from "@connectrpc/connect-node"
-import { HttpIncomingMessage, HttpRouter } from "@effect/platform"
+import { HttpIncomingMessage, HttpRouter, HttpServerRequest } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { type Rpc, RpcSerialization, RpcServer } from "@effect/rpc"
 import { Effect, Option, type Redacted, Runtime } from "effect"
@@ -11,10 +11,12 @@ import { DatabaseHealth } from "../services/DatabaseHealth.js"
 import { bearerCheck } from "./Auth.js"
 import { requireBearer } from "./connect/authInterceptor.js"
 import { effectCall } from "./connect/EffectCall.js"
-import { withSpecGrpcMessage } from "./connect/grpcMessageEncoding.js"
+import { connectEdge } from "./connect/connectEdge.js"
 import { healthService } from "./connect/healthService.js"
 import { reflectionServices } from "./connect/reflectionService.js"
 import { graphqlHandler } from "./graphql/graphqlApis.js"
+import { errorTable } from "./ErrorTable.js"
+import { boundedBody } from "./http/BoundedBody.js"
 import { corsPolicy } from "./http/Cors.js"
 import type { RequestHandler } from "./http/PortListener.js"
 import { probes } from "./http/Probes.js"
@@ -59,7 +61,7 @@ export const portApp = <R, Rpcs extends Rpc.Any>(api: ServiceApi<R, Rpcs>, optio
     )
 
     const authorized = bearerCheck(options.apiToken)
-    const connect = withSpecGrpcMessage(connectNodeAdapter({
+    const connect = connectEdge(connectNodeAdapter({
       interceptors: authorized === undefined ? [] : [requireBearer(authorized, [Health.typeName])],
       readMaxBytes: options.readMaxBytes,
       routes: (router) => {
@@ -76,7 +78,22 @@ export const portApp = <R, Rpcs extends Rpc.Any>(api: ServiceApi<R, Rpcs>, optio
       }
     }))
 
-    const rpc = yield* RpcServer.toHttpApp(api.rpcs).pipe(Effect.provide(RpcSerialization.layerJson))
+    const rpcApp = yield* RpcServer.toHttpApp(api.rpcs).pipe(Effect.provide(RpcSerialization.layerJson))
+    // @effect/rpc reads the body with the platform's `request.text`, which over MAX_BODY_BYTES resets
+    // the connection (see BoundedBody). So the body is read here and handed over already read; a
+    // larger one gets 413 with the `{code, message, details}` body of /rpc's other HTTP refusals.
+    const rpc = Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const body = yield* boundedBody
+      const read = HttpServerRequest.fromWeb(
+        new Request(new URL(request.url, "http://localhost"), { method: request.method, headers: request.headers, body })
+      )
+      return yield* Effect.provideService(rpcApp, HttpServerRequest.HttpServerRequest, read)
+    }).pipe(Effect.catchTags({
+      BodyTooLarge: (tooLarge) =>
+        Effect.succeed(errorReply(errorTable.ResourceExhausted.http, errorTable.ResourceExhausted.grpc, tooLarge.message)),
+      BodyUnreadable: () => Effect.succeed(errorReply(400, 3, "the request body could not be read"))
+    }))
     const app = api.rest.pipe(
       HttpRouter.post("/rpc", rpc),
       refuseOtherMethods("/rpc", ["POST"]),

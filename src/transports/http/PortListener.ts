@@ -33,15 +33,17 @@ const h2Preface = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
  */
 const dispatchByPreface = (h1: http.Server, h2: http2.Http2Server, firstBytesMillis: number) => (socket: net.Socket) => {
   let received = Buffer.alloc(0)
-  // A connection that never says anything would otherwise hold its slot forever.
-  socket.setTimeout(firstBytesMillis, () => socket.destroy())
+  // A connection that never says anything would otherwise hold its slot forever. A deadline, not
+  // an inactivity timeout: one that dribbles the HTTP/2 preface a byte at a time must not restart it.
+  const deadline = setTimeout(() => socket.destroy(), firstBytesMillis)
+  socket.once("close", () => clearTimeout(deadline))
   const onData = (chunk: Buffer) => {
     received = Buffer.concat([received, chunk])
     const compared = Math.min(received.length, h2Preface.length)
     const isH2 = received.subarray(0, compared).equals(h2Preface.subarray(0, compared))
     if (isH2 && compared < h2Preface.length) return // the preface is still arriving
     socket.off("data", onData)
-    socket.setTimeout(0)
+    clearTimeout(deadline)
     socket.pause()
     socket.unshift(received)
     // Both servers read what was unshifted before they read from the socket's handle; resuming the
@@ -54,6 +56,17 @@ const dispatchByPreface = (h1: http.Server, h2: http2.Http2Server, firstBytesMil
 }
 
 /**
+ * node:http closes an idle keep-alive connection 1 s after the `keepAliveTimeout` it advertises
+ * (so that clients, told the shorter time, close first); this makes the close come at `idleMillis`.
+ * Below that second there is nothing to advertise, and the socket's idle timeout closes it.
+ */
+const keepAliveTimeout = (idleMillis: number) => (idleMillis > 1_000 ? idleMillis - 1_000 : 0)
+
+/** How often node:http looks for connections past their headers or request timeout. */
+const checkingInterval = (options: ListenOptions) =>
+  Math.max(10, Math.min(1_000, Math.floor(Math.min(options.headersTimeoutMillis, options.requestTimeoutMillis) / 5)))
+
+/**
  * One listener per service port, serving HTTP/1.1 and HTTP/2 with prior knowledge on the same
  * port. Closing it stops accepting, lets in-flight requests finish (HTTP/2 clients get GOAWAY),
  * and after the grace period closes whatever is left.
@@ -62,9 +75,14 @@ export const listen = (handler: RequestHandler, options: ListenOptions) =>
   Effect.acquireRelease(
     Effect.async<{ readonly port: number; readonly close: () => Promise<void> }, ListenError>((resume) => {
       const h1 = http.createServer({
-        headersTimeout: options.headersTimeoutMillis,
+        // node:http refuses to start with headersTimeout > requestTimeout (REQUEST_TIMEOUT_MS set
+        // below the HEADERS_TIMEOUT_MS default, say); the whole request's deadline bounds its headers.
+        headersTimeout: Math.min(options.headersTimeoutMillis, options.requestTimeoutMillis),
         requestTimeout: options.requestTimeoutMillis,
-        keepAliveTimeout: options.idleTimeoutMillis
+        keepAliveTimeout: keepAliveTimeout(options.idleTimeoutMillis),
+        // node:http enforces the two timeouts above only when it checks its connections, every 30 s
+        // by default: a slow client would get up to 30 s more than configured.
+        connectionsCheckingInterval: checkingInterval(options)
       }, handler)
       h1.setTimeout(options.idleTimeoutMillis)
       // node:http tracks connections (for closeIdleConnections and the headers/request timeouts)

@@ -1,6 +1,8 @@
 import { HttpServerRequest } from "@effect/platform"
 import { Effect } from "effect"
 import { InvalidArgument } from "../../domain/Errors.js"
+import { errorTable } from "../ErrorTable.js"
+import { boundedBody } from "../http/BoundedBody.js"
 import { HttpRejection } from "./RestCall.js"
 
 const isJsonType = (contentType: string | undefined): boolean => {
@@ -13,17 +15,22 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
 
 const lowerCamel = (name: string): string => name.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase())
 
+const maxRenamedDepth = 8
+
 /**
  * Proto3 JSON accepts a field by its proto name (`full_name`) or its JSON name (`fullName`);
- * the domain speaks lowerCamel. Where a request has both spellings, the JSON name wins.
+ * the domain speaks lowerCamel. Where a request has both spellings, the JSON name wins. No
+ * request of ours nests deeper than a few levels, so deeper values are left as they are: they
+ * can only be unknown fields, which are ignored, and a deeply nested one must not exhaust the stack.
  */
-export const lowerCamelKeys = (value: unknown): unknown => {
-  if (Array.isArray(value)) return value.map(lowerCamelKeys)
+export const lowerCamelKeys = (value: unknown, depth = 0): unknown => {
+  if (depth > maxRenamedDepth) return value
+  if (Array.isArray(value)) return value.map((item) => lowerCamelKeys(item, depth + 1))
   if (!isPlainObject(value)) return value
   const result: Record<string, unknown> = {}
   for (const [key, field] of Object.entries(value)) {
     const name = lowerCamel(key)
-    if (name === key || !(name in value)) result[name] = lowerCamelKeys(field)
+    if (name === key || !(name in value)) result[name] = lowerCamelKeys(field, depth + 1)
   }
   return result
 }
@@ -38,8 +45,19 @@ export const jsonObjectBody = Effect.gen(function*() {
       message: "the request body must be JSON (Content-Type: application/json)"
     })
   }
-  const text = yield* Effect.orElseSucceed(request.text, () => undefined)
-  if (text === undefined) return yield* InvalidArgument.field("", "the request body could not be read")
+  // Not `request.text`: over MAX_BODY_BYTES it resets the connection instead of letting a 413 through.
+  const text = yield* boundedBody.pipe(
+    Effect.map((bytes) => bytes.toString("utf8")),
+    Effect.catchTags({
+      BodyTooLarge: (tooLarge) =>
+        new HttpRejection({
+          status: errorTable.ResourceExhausted.http,
+          code: errorTable.ResourceExhausted.grpc,
+          message: tooLarge.message
+        }),
+      BodyUnreadable: () => InvalidArgument.field("", "the request body could not be read")
+    })
+  )
   let parsed: unknown
   try {
     parsed = JSON.parse(text)

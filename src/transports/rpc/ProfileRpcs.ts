@@ -2,16 +2,17 @@ import { Rpc, RpcGroup } from "@effect/rpc"
 import { Schema } from "effect"
 import { AlreadyExists, InvalidArgument, NotFound, Unavailable } from "../../domain/Errors.js"
 import { Profile } from "../../domain/Profile.js"
+import { checkedByServer } from "./CheckedPayload.js"
 
 /** The profile service over `@effect/rpc` at `/rpc` on the profile port. */
 export class ProfileRpcs extends RpcGroup.make(
   Rpc.make("CreateProfile", {
-    payload: { id: Schema.String, fullName: Schema.String, orgId: Schema.String },
+    payload: checkedByServer({ id: Schema.String, fullName: Schema.String, orgId: Schema.String }),
     success: Profile,
     error: Schema.Union(InvalidArgument, AlreadyExists, Unavailable)
   }),
   Rpc.make("GetProfile", {
-    payload: { id: Schema.String },
+    payload: checkedByServer({ id: Schema.String }),
     success: Profile,
     error: Schema.Union(InvalidArgument, NotFound, Unavailable)
   })

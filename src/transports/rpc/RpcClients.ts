@@ -1,6 +1,8 @@
-import { FetchHttpClient } from "@effect/platform"
+import { FetchHttpClient, HttpClient } from "@effect/platform"
 import { RpcClient, RpcSerialization } from "@effect/rpc"
 import { Layer } from "effect"
+
+type KeepsErrors = <E, R>(client: HttpClient.HttpClient.With<E, R>) => HttpClient.HttpClient.With<E, R>
 
 /**
  * The protocol layer a typed client needs, for a service's `/rpc` URL:
@@ -11,4 +13,9 @@ import { Layer } from "effect"
  * run with `Effect.scoped` and `Effect.provide(rpcProtocol("http://127.0.0.1:9090/rpc"))`.
  */
 export const rpcProtocol = (url: string) =>
-  RpcClient.layerProtocolHttp({ url }).pipe(Layer.provide([FetchHttpClient.layer, RpcSerialization.layerJson]))
+  // A refusal at the HTTP level (401 without the token, 413 over the body limit) is a client
+  // error with its status, rather than a body the RPC decoder cannot read.
+  // (The protocol maps any failure of its HTTP client to RpcClientError, ResponseError included.)
+  RpcClient.layerProtocolHttp({ url, transformClient: HttpClient.filterStatusOk as KeepsErrors }).pipe(
+    Layer.provide([FetchHttpClient.layer, RpcSerialization.layerJson])
+  )
