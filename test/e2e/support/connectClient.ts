@@ -73,6 +73,12 @@ const clientWith = (style: string, urls: ServiceUrls, transport: (baseUrl: strin
   }
 }
 
+/**
+ * HTTP/2 sessions that have been idle a second are closed by the client: connect-node 2.1 can
+ * throw an uncaught error when a server's GOAWAY (its shutdown) reaches an idle session.
+ */
+const idleConnectionTimeoutMs = 1_000
+
 const style = (name: string, transport: (baseUrl: string) => Transport): ClientStyle => ({
   style: name,
   make: (urls) => clientWith(name, urls, transport)
@@ -83,11 +89,12 @@ export const connectClients: Array<ClientStyle> = [
   style("Connect JSON, HTTP/1.1", (baseUrl) => createConnectTransport({ baseUrl, httpVersion: "1.1" })),
   style("Connect binary, HTTP/1.1", (baseUrl) =>
     createConnectTransport({ baseUrl, httpVersion: "1.1", useBinaryFormat: true })),
-  style("Connect JSON, HTTP/2", (baseUrl) => createConnectTransport({ baseUrl, httpVersion: "2" })),
-  style("Connect binary, HTTP/2", (baseUrl) => createConnectTransport({ baseUrl, httpVersion: "2", useBinaryFormat: true })),
+  style("Connect JSON, HTTP/2", (baseUrl) => createConnectTransport({ baseUrl, httpVersion: "2", idleConnectionTimeoutMs })),
+  style("Connect binary, HTTP/2", (baseUrl) =>
+    createConnectTransport({ baseUrl, httpVersion: "2", useBinaryFormat: true, idleConnectionTimeoutMs })),
   // Get RPCs are NO_SIDE_EFFECTS, so this client reads with HTTP GET.
   style("Connect JSON with GET reads, HTTP/1.1", (baseUrl) =>
     createConnectTransport({ baseUrl, httpVersion: "1.1", useHttpGet: true })),
   style("gRPC-Web, HTTP/1.1", (baseUrl) => createGrpcWebTransport({ baseUrl, httpVersion: "1.1" })),
-  style("gRPC (connect-node), HTTP/2", (baseUrl) => createGrpcTransport({ baseUrl }))
+  style("gRPC (connect-node), HTTP/2", (baseUrl) => createGrpcTransport({ baseUrl, idleConnectionTimeoutMs }))
 ]
