@@ -1,5 +1,6 @@
-import { SqlClient, type SqlError } from "@effect/sql"
-import { Context, Duration, Effect, Schedule } from "effect"
+import * as SqlClient from "@effect/sql/SqlClient"
+import type * as SqlError from "@effect/sql/SqlError"
+import { Context, Duration, Effect, FiberId, Schedule } from "effect"
 import { Unavailable } from "../domain/Errors.js"
 
 // SQLSTATEs worth retrying: serialization failure, deadlock, connection exceptions (class 08),
@@ -42,6 +43,64 @@ export class OperationBudget extends Context.Reference<OperationBudget>()("Opera
 }) {}
 
 const unavailable = () => new Unavailable({ message: "the database is unavailable; try again later" })
+const isUnavailable = (e: unknown): e is Unavailable => e instanceof Unavailable
+
+/**
+ * Retries transient failures on `retrySchedule`. The schedule is only set up once the first attempt
+ * has failed: on the path nearly every call takes, a retry driver would be pure per-request cost.
+ * The retry loop starts by replaying that first failure, so the delays and the count are the
+ * schedule's own.
+ */
+const retryingTransient = <A, E, R>(attempt: Effect.Effect<A, E | Unavailable, R>) =>
+  Effect.catchIf(attempt, isUnavailable, (first) => {
+    let replayed = false
+    const again = Effect.suspend(() => {
+      if (replayed) return attempt
+      replayed = true
+      return Effect.fail(first)
+    })
+    return Effect.retry(again, Schedule.intersect(retrySchedule, Schedule.recurWhile(isUnavailable)))
+  })
+
+// setTimeout fires at once for delays beyond a signed 32-bit count of milliseconds (about 24 days).
+const maxTimerMillis = 2_147_483_647
+
+/**
+ * Fails with `unavailable` when `self` takes longer than `budget`, and then interrupts it (which
+ * cancels a statement on the server and rolls back an open transaction). Unlike `Effect.timeout`,
+ * it forks one fiber and arms one plain timer, with no sleeping fiber and no race: this runs once
+ * per request.
+ *
+ * A caller that goes away (a client that disconnects, a deadline) does not interrupt the work: it
+ * runs on in its own fiber, still within its budget, and its answer is dropped. @effect/sql-pg
+ * cancels an interrupted statement with `pg_cancel_backend(pid)` from another connection, and by
+ * the time that runs the connection may already serve another request, whose statement is then
+ * cancelled instead: under load, every client disconnect failed some other caller's request with
+ * `internal`. The budget still interrupts, as it must to free a connection from a database that
+ * does not answer; the same mistake is then possible, but only for a statement that ends just as
+ * its budget runs out.
+ */
+export const withinBudget = <A, E, R>(self: Effect.Effect<A, E, R>, budget: Duration.Duration) =>
+  Effect.flatMap(Effect.forkDaemon(self), (fiber) =>
+    Effect.async<A, E | Unavailable>((resume) => {
+      let answered = false
+      const timer = setTimeout(() => {
+        fiber.unsafeInterruptAsFork(FiberId.none)
+        if (answered) return
+        answered = true
+        resume(Effect.fail(unavailable()))
+      }, Math.min(Duration.toMillis(budget), maxTimerMillis))
+      fiber.addObserver((exit) => {
+        clearTimeout(timer)
+        if (answered) return
+        answered = true
+        resume(exit)
+      })
+      // The caller has gone: its answer is no longer wanted, but the work keeps its budget.
+      return Effect.sync(() => {
+        answered = true
+      })
+    }))
 
 /**
  * Turns database errors into domain errors: transient ones into `Unavailable` (retried), anything
@@ -61,12 +120,5 @@ export const databaseOperation = <A, E, R>(
   return Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (transaction) =>
     transaction._tag === "Some"
       ? classified
-      : Effect.flatMap(OperationBudget, (budget) =>
-        Effect.retry(
-          classified,
-          Schedule.intersect(retrySchedule, Schedule.recurWhile((e: unknown) => e instanceof Unavailable))
-        ).pipe(
-          // Interrupting a statement cancels it on the server and rolls back an open transaction.
-          Effect.timeoutFail({ duration: budget, onTimeout: unavailable })
-        )))
+      : Effect.flatMap(OperationBudget, (budget) => withinBudget(retryingTransient(classified), budget)))
 }

@@ -10,7 +10,8 @@ export const effectCall = <R>(runtime: Runtime.Runtime<R>): EffectCall<R> => {
   const runExit = Runtime.runPromiseExit(runtime)
   const runLog = Runtime.runFork(runtime)
   return async (context, effect) => {
-    // The client's cancellation (or a deadline) interrupts the call; a transaction in flight rolls back.
+    // The client's cancellation (or a deadline) interrupts the call; database work already under way
+    // finishes on its own (see withinBudget) and its answer is dropped.
     const exit = await runExit(effect, { signal: context.signal })
     if (Exit.isSuccess(exit)) return exit.value
     if (Cause.isInterruptedOnly(exit.cause)) throw new ConnectError("the call was cancelled", Code.Canceled)

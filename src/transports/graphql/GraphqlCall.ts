@@ -20,7 +20,8 @@ export const graphqlCall = <R>(runtime: Runtime.Runtime<R>): GraphqlCall<R> => {
   const runExit = Runtime.runPromiseExit(runtime)
   const runLog = Runtime.runFork(runtime)
   return async (effect, context, info) => {
-    // The client going away interrupts the call; a transaction in flight rolls back.
+    // The client going away interrupts the call; database work already under way finishes on its
+    // own (see withinBudget).
     const exit = await runExit(effect, { signal: context.signal })
     if (Exit.isSuccess(exit)) return exit.value
     const failure = callFailure(exit.cause)
