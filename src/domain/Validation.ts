@@ -1,4 +1,4 @@
-import { Effect, ParseResult, Schema } from "effect"
+import { Effect, Either, ParseResult, type Schema } from "effect"
 import { FieldViolation, InvalidArgument } from "./Errors.js"
 
 const violationsOf = (error: ParseResult.ParseError): ReadonlyArray<FieldViolation> =>
@@ -6,9 +6,15 @@ const violationsOf = (error: ParseResult.ParseError): ReadonlyArray<FieldViolati
     (issue) => new FieldViolation({ field: issue.path.join("."), description: issue.message })
   )
 
-/** Decodes untrusted input into a domain value; every broken rule is reported with its field path. */
+/**
+ * Decodes untrusted input into a domain value; every broken rule is reported with its field path.
+ * The domain's schemas are pure, so decoding is synchronous: it runs on every request.
+ */
 export const validate = <A, I>(schema: Schema.Schema<A, I, never>) => {
-  const decode = Schema.decodeUnknown(schema, { errors: "all", onExcessProperty: "ignore" })
+  const decode = ParseResult.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "ignore" })
   return (input: unknown): Effect.Effect<A, InvalidArgument> =>
-    decode(input).pipe(Effect.mapError((error) => InvalidArgument.fromViolations(violationsOf(error))))
+    Either.match(decode(input), {
+      onLeft: (issue) => Effect.fail(InvalidArgument.fromViolations(violationsOf(new ParseResult.ParseError({ issue })))),
+      onRight: Effect.succeed
+    })
 }

@@ -1,5 +1,5 @@
-import { type SqlError, SqlSchema } from "@effect/sql"
-import { Effect, Equal, Option, type Schema } from "effect"
+import type * as SqlError from "@effect/sql/SqlError"
+import { Effect, Equal, Option, Schema } from "effect"
 import { AlreadyExists, NotFound } from "../domain/Errors.js"
 
 interface Record {
@@ -36,13 +36,21 @@ export const getOrNotFound = <Id extends string, A>(
     onSome: Effect.succeed
   }))
 
-/** Reads one stored row by id; a row that does not decode into the domain type is a bug (a defect). */
-export const findStored = <IR, II, IA, AR, AI, A, R>(options: {
-  readonly Request: Schema.Schema<IA, II, IR>
-  readonly Result: Schema.Schema<A, AI, AR>
+/**
+ * Reads one stored row by id; a row that does not decode into the domain type is a bug (a defect).
+ * The schemas need no services, so encoding and decoding are synchronous: a read is on every
+ * request's path, and an effectful parse costs more there than the statement's own client work.
+ */
+export const findStored = <II, IA, AI, A, R>(options: {
+  readonly Request: Schema.Schema<IA, II>
+  readonly Result: Schema.Schema<A, AI>
   readonly execute: (request: II) => Effect.Effect<ReadonlyArray<unknown>, SqlError.SqlError, R>
 }) => {
-  const find = SqlSchema.findOne(options)
-  return (id: IA): Effect.Effect<Option.Option<A>, SqlError.SqlError, R | IR | AR> =>
-    find(id).pipe(Effect.catchTag("ParseError", Effect.die))
+  const encode = Schema.encodeSync(options.Request)
+  const decode = Schema.decodeUnknownSync(options.Result)
+  return (id: IA): Effect.Effect<Option.Option<A>, SqlError.SqlError, R> =>
+    Effect.flatMap(
+      Effect.suspend(() => options.execute(encode(id))),
+      (rows) => rows.length === 0 ? Effect.succeedNone : Effect.sync(() => Option.some(decode(rows[0])))
+    )
 }
