@@ -1,7 +1,12 @@
 import { connectNodeAdapter } from "@connectrpc/connect-node"
-import { HttpIncomingMessage, HttpRouter, HttpServerRequest } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
-import { type Rpc, RpcSerialization, RpcServer } from "@effect/rpc"
+import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
+import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import type * as Rpc from "@effect/rpc/Rpc"
+import * as RpcSerialization from "@effect/rpc/RpcSerialization"
+import * as RpcServer from "@effect/rpc/RpcServer"
 import { Effect, Option, type Redacted, Runtime } from "effect"
 import type * as http from "node:http"
 import { file_grpc_health_v1_health, Health } from "../gen/grpc/health/v1/health_pb.js"
@@ -98,10 +103,12 @@ export const portApp = <R, Rpcs extends Rpc.Any>(api: ServiceApi<R, Rpcs>, optio
       HttpRouter.post("/rpc", rpc),
       refuseOtherMethods("/rpc", ["POST"]),
       Effect.catchTag("RouteNotFound", () => Effect.succeed(errorReply(404, 5, "no such path on this port"))),
-      Effect.tapDefect((cause) => Effect.logError("HTTP request failed", cause)),
+      Effect.tapDefect((cause) => Effect.logError("HTTP request failed", cause))
+    )
+    // The body limit goes into the runtime the handler captures, not around each request.
+    const effectHttp = yield* NodeHttpServer.makeHandler(app).pipe(
       HttpIncomingMessage.withMaxBodySize(Option.some(options.readMaxBytes))
     )
-    const effectHttp = yield* NodeHttpServer.makeHandler(app)
     const graphql = graphqlHandler(api.graphql, runtime, {
       readMaxBytes: options.readMaxBytes,
       limits: options.graphqlLimits
@@ -123,4 +130,10 @@ export const portApp = <R, Rpcs extends Rpc.Any>(api: ServiceApi<R, Rpcs>, optio
       effectHttp(request as http.IncomingMessage, response as http.ServerResponse)
     }
     return handler
-  })
+  }).pipe(
+    // Every runtime captured above serves requests with tracing off: no tracer or exporter is
+    // wired, so the HTTP and SQL spans (URL parsing, header redaction, attributes) would be built
+    // on every request and statement for nobody. Profiling showed them among the largest costs.
+    Effect.withTracerEnabled(false),
+    Effect.locally(HttpMiddleware.currentTracerDisabledWhen, () => true)
+  )
