@@ -7,6 +7,7 @@ import type * as http2 from "node:http2"
 import type { Writable } from "node:stream"
 import type { RequestHandler } from "../http/PortListener.js"
 import { boundedRequestParams } from "./boundedRequestParams.js"
+import { documentCache } from "./documentCache.js"
 import type { GraphqlApi, GraphqlArgs } from "./GraphqlApi.js"
 import { queryLimits } from "./queryLimits.js"
 import { graphqlCall, type GraphqlContext } from "./GraphqlCall.js"
@@ -52,8 +53,12 @@ export const graphqlHandler = <R>(
     (operation) => (args: GraphqlArgs, context: GraphqlContext, info: GraphQLResolveInfo) =>
       call(Effect.suspend(() => operation(args)), context, info)
   )
+  // One cache per handler: a document valid here is valid for this schema and these rules only.
+  const documents = documentCache({ schema: api.schema, maxEntries: 500, maxTotalLength: 65_536, maxQueryLength: 4_096 })
   const handlerOptions = {
     schema: api.schema,
+    parse: documents.parse,
+    validate: documents.validate,
     rootValue,
     context: (request: { readonly context: { readonly res: Writable } }): GraphqlContext => ({
       signal: closedEarly(request.context.res)
