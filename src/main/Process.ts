@@ -1,4 +1,4 @@
-import { NodeRuntime } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import type { Rpc } from "@effect/rpc"
 import type { SqlClient } from "@effect/sql"
 import { Config, Data, Effect, Layer, Option } from "effect"

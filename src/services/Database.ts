@@ -1,6 +1,5 @@
-import { PgClient } from "@effect/sql-pg"
+import * as PgClient from "@effect/sql-pg/PgClient"
 import { Config, Duration, Effect, Layer, Option, Redacted } from "effect"
-import { inMemory, serveEmbeddedPostgres } from "./EmbeddedPostgres.js"
 import { migrate } from "./Migrations.js"
 import { OperationBudget } from "./Transient.js"
 
@@ -16,7 +15,8 @@ export type DatabaseOptions =
   }
   | { readonly kind: "embedded"; readonly dataDir: string }
 
-export { inMemory }
+/** The `DATA_DIR` of an embedded database that keeps nothing. */
+export const inMemory = "memory://"
 
 /** `DATABASE_URL` selects PostgreSQL; without it the embedded database lives in `DATA_DIR`. */
 export const optionsFromConfig: Config.Config<DatabaseOptions> = Config.all({
@@ -58,9 +58,16 @@ const client = (options: DatabaseOptions) =>
     }).pipe(
       Layer.merge(Layer.succeed(OperationBudget, Duration.millis(options.operationTimeoutMillis ?? 10_000)))
     )
+    // Loaded on demand: PGlite is large, and a process on a PostgreSQL server never needs it.
     : Layer.unwrapScoped(
-      Effect.map(serveEmbeddedPostgres(options.dataDir), ({ host, port }) =>
-        PgClient.layer({ host, port, username: "postgres", database: "postgres", maxConnections: 1 }))
+      Effect.promise(() => import("./EmbeddedPostgres.js")).pipe(
+        Effect.flatMap(({ serveEmbeddedPostgres }) =>
+          serveEmbeddedPostgres(options.dataDir === inMemory ? undefined : options.dataDir)
+        ),
+        Effect.map(({ host, port }) =>
+          PgClient.layer({ host, port, username: "postgres", database: "postgres", maxConnections: 1 })
+        )
+      )
     )
 
 /** A SqlClient with the schema migrated. */

@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect } from "effect"
 import { LicenseId } from "../domain/Ids.js"
 import { License } from "../domain/License.js"

@@ -1,4 +1,5 @@
-import { Migrator, SqlClient } from "@effect/sql"
+import * as Migrator from "@effect/sql/Migrator"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect } from "effect"
 import { readdir, readFile } from "node:fs/promises"
 import { fileURLToPath } from "node:url"

@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { AlreadyExists, type Unavailable } from "../domain/Errors.js"

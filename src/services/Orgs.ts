@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect } from "effect"
 import { OrgId } from "../domain/Ids.js"
 import { Org } from "../domain/Org.js"

@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect } from "effect"
 import { ProfileId } from "../domain/Ids.js"
 import { Profile } from "../domain/Profile.js"

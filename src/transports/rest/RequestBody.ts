@@ -1,4 +1,4 @@
-import { HttpServerRequest } from "@effect/platform"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Effect } from "effect"
 import { InvalidArgument } from "../../domain/Errors.js"
 import { errorTable } from "../ErrorTable.js"

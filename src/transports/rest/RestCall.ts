@@ -1,4 +1,5 @@
-import { HttpRouter, HttpServerResponse } from "@effect/platform"
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Cause, Data, Effect, Option } from "effect"
 import type { DomainError } from "../../domain/Errors.js"
 import { type CallFailure, callFailure, errorTable } from "../ErrorTable.js"

@@ -1,4 +1,4 @@
-import { HttpRouter } from "@effect/platform"
+import * as HttpRouter from "@effect/platform/HttpRouter"
 import { Effect, Schema } from "effect"
 import type { DomainError } from "../../domain/Errors.js"
 import { validate } from "../../domain/Validation.js"

@@ -1,4 +1,4 @@
-import { HttpRouter } from "@effect/platform"
+import * as HttpRouter from "@effect/platform/HttpRouter"
 import { Effect, Schema } from "effect"
 import { LicenseId, OrgId, ProfileId, WorkflowId } from "../../domain/Ids.js"
 import { License } from "../../domain/License.js"

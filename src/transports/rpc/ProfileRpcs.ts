@@ -1,4 +1,5 @@
-import { Rpc, RpcGroup } from "@effect/rpc"
+import * as Rpc from "@effect/rpc/Rpc"
+import * as RpcGroup from "@effect/rpc/RpcGroup"
 import { Schema } from "effect"
 import { AlreadyExists, InvalidArgument, NotFound, Unavailable } from "../../domain/Errors.js"
 import { Profile } from "../../domain/Profile.js"

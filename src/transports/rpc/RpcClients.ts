@@ -1,5 +1,7 @@
-import { FetchHttpClient, HttpClient } from "@effect/platform"
-import { RpcClient, RpcSerialization } from "@effect/rpc"
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as RpcClient from "@effect/rpc/RpcClient"
+import * as RpcSerialization from "@effect/rpc/RpcSerialization"
 import { Layer } from "effect"
 
 type KeepsErrors = <E, R>(client: HttpClient.HttpClient.With<E, R>) => HttpClient.HttpClient.With<E, R>
