@@ -43,7 +43,7 @@ describe(`soak (${testDatabaseKind})`, () => {
       ).pipe(Effect.ensuring(Effect.sync(() => clearInterval(sampler))))
       const elapsed = (Date.now() - started) / 1_000
 
-      const missing = yield* Effect.promise(() => unreadable(clients[0]!, result.acknowledged, 32))
+      const missing = yield* Effect.promise(() => unreadable(clients[0]!, result.acknowledged, { concurrency: 32 }))
       clients.forEach((client) => client.close?.())
       const third = Math.floor(rss.length / 3)
       const firstThird = mean(rss.slice(0, third))

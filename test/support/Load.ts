@@ -90,8 +90,18 @@ export const runLoad = async (options: {
   return result
 }
 
-/** Reads every acknowledged create back through `client`; returns what did not read back as acknowledged. */
-export const unreadable = async (client: StyleClient, acknowledged: ReadonlyArray<Acknowledged>, concurrency = 16) => {
+/**
+ * Reads every acknowledged create back through `client`, `concurrency` calls at a time (a port
+ * refuses connections past MAX_CONNECTIONS, so an unbounded read-back would fail on the reader's
+ * side); returns what did not read back as acknowledged. `runsOnly` reads a workflow's run record
+ * alone, for a client that only reaches the workflow service.
+ */
+export const unreadable = async (
+  client: StyleClient,
+  acknowledged: ReadonlyArray<Acknowledged>,
+  options: { readonly concurrency?: number; readonly runsOnly?: boolean } = {}
+) => {
+  const concurrency = options.concurrency ?? 16
   const missing: Array<{ readonly expected: Acknowledged; readonly problem: string }> = []
   let next = 0
   const check = async (item: Acknowledged) => {
@@ -110,6 +120,9 @@ export const unreadable = async (client: StyleClient, acknowledged: ReadonlyArra
       }
       case "workflow": {
         const run = await client.getWorkflow(item.id)
+        if (options.runsOnly) {
+          return run.orgId === item.orgId && run.profileId === item.profileId && run.licenseId === item.licenseId
+        }
         const org = await client.getOrg(item.orgId)
         const profile = await client.getProfile(item.profileId)
         const license = await client.getLicense(item.licenseId)
