@@ -1,0 +1,104 @@
+import { type ChildProcess, spawn } from "node:child_process"
+import { readFileSync } from "node:fs"
+import * as net from "node:net"
+
+/** A process under measurement: its pid for memory readings and how long it took to be ready. */
+export interface Started {
+  readonly name: string
+  readonly child: ChildProcess
+  readonly readyMillis: number
+  readonly output: () => string
+}
+
+export const freePort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const server = net.createServer()
+    server.once("error", reject)
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as net.AddressInfo
+      server.close(() => resolve(port))
+    })
+  })
+
+/** Resident set size in MiB, from the kernel's own accounting. */
+export const rssMiB = (pid: number): number => {
+  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))
+  return match === null ? NaN : Number(match[1]) / 1024
+}
+
+/**
+ * CPU time (user + system) a process has used, in microseconds. Per request it is steadier than
+ * req/s on a machine whose two cores the load generator and PostgreSQL share.
+ */
+export const cpuMicros = (pid: number): number => {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /, "").split(" ")
+  // utime and stime are fields 14 and 15 of the line, in clock ticks (100 per second on Linux).
+  return (Number(fields[11]) + Number(fields[12])) * 10_000
+}
+
+const sleep = (millis: number) => new Promise((resolve) => setTimeout(resolve, millis))
+
+/**
+ * Spawns a Node entry point and measures start-to-ready: until every `readyUrls` answers 200 (our
+ * services' `/readyz`, which checks the database), or, for baselines, until it prints "listening".
+ */
+export const start = async (options: {
+  readonly name: string
+  readonly script: string
+  readonly env: Readonly<Record<string, string>>
+  readonly readyUrls?: ReadonlyArray<string>
+}): Promise<Started> => {
+  const began = performance.now()
+  const child = spawn(process.execPath, [options.script], {
+    env: { ...process.env, ...options.env },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  let output = ""
+  child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()))
+  child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()))
+  let exited = false
+  child.once("exit", () => (exited = true))
+  const isReady = async () => {
+    if (options.readyUrls === undefined) return output.includes("listening on")
+    for (const url of options.readyUrls) {
+      const ok = await fetch(url).then((r) => r.ok, () => false)
+      if (!ok) return false
+    }
+    return true
+  }
+  while (!(await isReady())) {
+    if (exited) throw new Error(`${options.name} exited before it was ready:\n${output}`)
+    if (performance.now() - began > 60_000) {
+      child.kill("SIGKILL")
+      throw new Error(`${options.name} was not ready within 60 s:\n${output}`)
+    }
+    await sleep(10)
+  }
+  return { name: options.name, child, readyMillis: performance.now() - began, output: () => output }
+}
+
+export const stop = async (started: Started): Promise<void> => {
+  if (started.child.exitCode !== null) return
+  const exited = new Promise((resolve) => started.child.once("exit", resolve))
+  started.child.kill("SIGTERM")
+  const timer = setTimeout(() => started.child.kill("SIGKILL"), 10_000)
+  await exited
+  clearTimeout(timer)
+}
+
+/** Samples a process's RSS while `during` runs; answers with the peak. */
+export const peakRss = async <A>(pid: number, during: () => Promise<A>): Promise<[A, number]> => {
+  let peak = rssMiB(pid)
+  const timer = setInterval(() => {
+    try {
+      peak = Math.max(peak, rssMiB(pid))
+    } catch {
+      // the process may be ending
+    }
+  }, 100)
+  try {
+    return [await during(), peak]
+  } finally {
+    clearInterval(timer)
+  }
+}

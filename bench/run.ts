@@ -1,0 +1,235 @@
+/**
+ * `npm run bench`: the services side by side with their baselines, on this machine, in one run.
+ * See docs/benchmarks.md for what is measured and why; `--help` for the options.
+ */
+import { randomBytes, randomUUID } from "node:crypto"
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { statements } from "./baselines/statements.js"
+import { checkCall } from "./Check.js"
+import { grpcNode } from "./load/grpcNode.js"
+import { h2load } from "./load/h2load.js"
+import type { Load, Measured } from "./load/Measured.js"
+import { pgbench } from "./load/pgbench.js"
+import { wrk } from "./load/wrk.js"
+import { machine } from "./Machine.js"
+import { parseOptions, usage } from "./Options.js"
+import { cpuMicros, freePort, peakRss, rssMiB, start, type Started, stop } from "./Processes.js"
+import { type Cell, type ProcessFigures, report, type Results, type Server, targets } from "./Report.js"
+import {
+  type Operation,
+  operations,
+  pgbenchWorkflowScript,
+  type Scenario,
+  scenario,
+  type Seed,
+  seedRequests,
+  type Service,
+  serviceOf,
+  type Style,
+  styles
+} from "./Scenarios.js"
+import { createDatabase, dropDatabase } from "./TempDatabase.js"
+import { ensureTools } from "./Tools.js"
+
+const root = fileURLToPath(new URL("../../../", import.meta.url))
+const dist = (path: string) => join(root, "dist", path)
+
+const options = parseOptions(process.argv.slice(2))
+if (options === "help") {
+  console.log(usage)
+  process.exit(0)
+}
+ensureTools((process.env["DATABASE_URL"] ?? "") !== "")
+const scratch = mkdtempSync(join(tmpdir(), "onboarding-bench-"))
+const cells: Array<Cell> = []
+const processes: Array<ProcessFigures> = []
+const seed: Seed = { orgId: randomUUID(), profileId: randomUUID(), licenseId: randomUUID() }
+const sleep = (millis: number) => new Promise((resolve) => setTimeout(resolve, millis))
+const log = (line: string) => process.stderr.write(`${line}\n`)
+
+const measure = (s: Scenario, url: string, load: Load): Promise<Measured> =>
+  s.style === "grpc" ? (s.freshId ? grpcNode(s, url, load) : h2load(s, url, load, scratch)) : wrk(s, url, load, scratch)
+
+/**
+ * Errors a process logged while it was measured: a GraphQL error or a gRPC status arrives with
+ * HTTP 200, which the load generators count as success, but the services log every internal one.
+ */
+const errorsLogged = (started: Started) => (started.output().match(/\bERROR\b/g) ?? []).length
+
+const warmed = new Set<string>()
+
+/**
+ * Checks one call, warms the server up, then loads the scenario at each concurrency. A full run
+ * warms up every scenario; --quick only the first of each style on each port (the JIT's work is
+ * mostly per style), to stay within its time.
+ */
+const loadScenario = async (server: Server, s: Scenario, url: string, pid: number) => {
+  if (options.only !== undefined && !options.only.test(`${s.operation} ${s.style}`)) return
+  await checkCall(s, url)
+  const warmth = options.quick ? `${server} ${url} ${s.style}` : `${server} ${url} ${s.operation} ${s.style}`
+  if (!warmed.has(warmth)) await measure(s, url, { concurrency: 16, seconds: options.warmupSeconds })
+  warmed.add(warmth)
+  for (const concurrency of options.concurrencies) {
+    const before = cpuMicros(pid)
+    const measured = await measure(s, url, { concurrency, seconds: options.seconds })
+    const cpuMicrosPerRequest = (cpuMicros(pid) - before) / Math.max(1, measured.requests)
+    cells.push({ server, operation: s.operation, style: s.style, concurrency, measured, cpuMicrosPerRequest })
+    log(`  ${server} ${s.operation} ${s.style} c${concurrency}: ${measured.rps.toFixed(0)} req/s, ` +
+      `p50 ${measured.p50Ms.toFixed(1)} ms, p99 ${measured.p99Ms.toFixed(1)} ms, ${measured.errors} failed`)
+  }
+}
+
+/** One process's share of the work: operations, each in every style given, at that style's URL. */
+type Work = ReadonlyArray<readonly [Operation, Partial<Record<Style, string>>]>
+
+/** Loads every scenario of `work` against one process, recording its memory. */
+const loadProcess = async (server: Server, started: Started, work: Work) => {
+  await sleep(2_000)
+  const idleMiB = rssMiB(started.child.pid!)
+  const [, loadMiB] = await peakRss(started.child.pid!, async () => {
+    for (const [operation, styleUrls] of work) {
+      for (const [style, url] of Object.entries(styleUrls) as Array<[Style, string]>) {
+        await loadScenario(server, scenario(operation, style, seed), url, started.child.pid!)
+      }
+    }
+  })
+  processes.push({ server, name: started.name, readyMillis: started.readyMillis, idleMiB, loadMiB, errorsLogged: errorsLogged(started) })
+}
+
+/** The same styles for every operation. */
+const each = (ops: ReadonlyArray<Operation>, styleUrls: Partial<Record<Style, string>>): Work =>
+  ops.map((operation) => [operation, styleUrls] as const)
+
+const seedRows = async (urlOf: (service: Service) => string) => {
+  for (const request of seedRequests(seed)) {
+    const response = await fetch(`${urlOf(request.service)}${request.path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(request.body)
+    })
+    if (!response.ok) throw new Error(`seeding ${request.path}: HTTP ${response.status} ${await response.text()}`)
+  }
+}
+
+const everyStyle = (url: string) => Object.fromEntries(styles.map((style) => [style, url])) as Record<Style, string>
+const services: ReadonlyArray<Service> = ["org", "profile", "license", "workflow"]
+const opsOf = (service: Service) => operations.filter((op) => serviceOf[op] === service)
+const poolSize = process.env["DATABASE_POOL_SIZE"] ?? "10"
+
+const onPostgres = async (serverUrl: string) => {
+  const database = await createDatabase(serverUrl, `bench_${randomBytes(4).toString("hex")}`)
+  log(`PostgreSQL: database ${database.name}`)
+  try {
+    const env = { DATABASE_URL: database.url, DATABASE_POOL_SIZE: poolSize }
+    // One process per service, started one after the other so that start-up times are not shared.
+    const running: Array<[Service, Started, string]> = []
+    try {
+      for (const service of services) {
+        const port = await freePort()
+        const url = `http://127.0.0.1:${port}`
+        const started = await start({
+          name: service,
+          script: dist(`main/${service}.js`),
+          env: { ...env, PORT: String(port) },
+          readyUrls: [`${url}/readyz`]
+        })
+        running.push([service, started, url])
+      }
+      await seedRows((service) => running.find(([s]) => s === service)![2])
+      for (const [service, started, url] of running) {
+        log(`services on PostgreSQL: ${service}`)
+        await loadProcess("services-pg", started, each(opsOf(service), everyStyle(url)))
+      }
+    } finally {
+      for (const [, started] of running) await stop(started)
+    }
+
+    if (!options.baselines) return
+    const [aPort, bPort, bGrpcPort] = [await freePort(), await freePort(), await freePort()]
+    log("baseline (a): node:http + pg")
+    const a = await start({ name: "baseline-a", script: dist("bench/bench/baselines/nodeHttpPg.js"), env: { ...env, PORT: String(aPort) } })
+    try {
+      await loadProcess("a", a, each(operations, { rest: `http://127.0.0.1:${aPort}` }))
+    } finally {
+      await stop(a)
+    }
+    log("baseline (b): connect-node + pg")
+    const b = await start({
+      name: "baseline-b",
+      script: dist("bench/bench/baselines/connectPg.js"),
+      env: { ...env, PORT: String(bPort), GRPC_PORT: String(bGrpcPort) }
+    })
+    try {
+      await loadProcess("b", b, each(operations, {
+        ...(options.quick ? {} : { "connect-json": `http://127.0.0.1:${bPort}`, "connect-binary": `http://127.0.0.1:${bPort}` }),
+        grpc: `http://127.0.0.1:${bGrpcPort}`
+      }))
+    } finally {
+      await stop(b)
+    }
+    if (options.only === undefined || options.only.test("CreateOnboardingWorkflow pgbench")) {
+      log("baseline (c): pgbench")
+      const script = pgbenchWorkflowScript(statements)
+      for (const concurrency of options.concurrencies) {
+        const measured = await pgbench(script, database.url, { concurrency, seconds: options.seconds }, scratch)
+        cells.push({ server: "c", operation: "CreateOnboardingWorkflow", style: "pgbench", concurrency, measured })
+        log(`  c CreateOnboardingWorkflow pgbench c${concurrency}: ${measured.rps.toFixed(0)} tps`)
+      }
+    }
+  } finally {
+    await dropDatabase(serverUrl, database.name)
+  }
+}
+
+const onEmbedded = async () => {
+  const ports = Object.fromEntries(await Promise.all(services.map(async (s) => [s, await freePort()] as const)))
+  const urlOf = (service: Service) => `http://127.0.0.1:${ports[service]}`
+  const dataDir = join(scratch, "data")
+  const started = await start({
+    name: "all (embedded)",
+    script: dist("main/all.js"),
+    env: {
+      DATABASE_URL: "",
+      DATA_DIR: dataDir,
+      ORG_PORT: String(ports["org"]),
+      PROFILE_PORT: String(ports["profile"]),
+      LICENSE_PORT: String(ports["license"]),
+      WORKFLOW_PORT: String(ports["workflow"])
+    },
+    readyUrls: services.map((s) => `${urlOf(s)}/readyz`)
+  })
+  try {
+    await seedRows(urlOf)
+    log("services on the embedded database")
+    await loadProcess("services-embedded", started, services.flatMap((s) => each(opsOf(s), everyStyle(urlOf(s)))))
+  } finally {
+    await stop(started)
+  }
+}
+
+const began = performance.now()
+try {
+  const serverUrl = process.env["DATABASE_URL"]
+  if (serverUrl !== undefined && serverUrl !== "") await onPostgres(serverUrl)
+  if (options.embedded) await onEmbedded()
+} finally {
+  rmSync(scratch, { recursive: true, force: true })
+}
+const results: Results = { cells, processes, concurrencies: options.concurrencies }
+const minutes = ((performance.now() - began) / 60_000).toFixed(1)
+const text = [
+  `## Benchmark ${new Date().toISOString()} (${options.quick ? "--quick" : "full"}, ${minutes} min)`,
+  await machine(),
+  `${options.seconds} s per measurement after a ${options.warmupSeconds} s warm-up per scenario; latencies in ms; ` +
+  `pool of ${poolSize} connections per process.`,
+  report(results)
+].join("\n\n")
+console.log(text)
+mkdirSync(join(root, "reports"), { recursive: true })
+const stamp = new Date().toISOString().replace(/[:.]/g, "-")
+writeFileSync(join(root, "reports", `bench-${stamp}.md`), text + "\n")
+writeFileSync(join(root, "reports", `bench-${stamp}.json`), JSON.stringify({ options, results }, null, 2))
+if (targets(results).some((t) => t.target === "no failed requests under load" && !t.ok)) process.exitCode = 1
