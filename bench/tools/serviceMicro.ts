@@ -1,7 +1,8 @@
 /**
  * One read, 64 at a time, in-process, at each layer of the service stack: the `pg` pool alone;
  * `pg` inside an Effect; the @effect/sql statement (with and without a tracer); the statement
- * under `databaseOperation` (retry and budget); `Orgs.get` (row decoding, NotFound). Prints
+ * under `databaseOperation` (retry and budget); `Orgs.get` (row decoding, NotFound); then a create:
+ * the `pg` insert, the @effect/sql insert, `Orgs.create`. Prints
  * operations/s and CPU microseconds per operation, to show what each layer adds.
  * Usage: DATABASE_URL=... node dist/bench/bench/tools/serviceMicro.js [operations]
  * (the database needs the schema: point it at a database a service has started on.)
@@ -30,6 +31,8 @@ const orgs = await runtime.runPromise(Orgs)
 const sql = await runtime.runPromise(SqlClient.SqlClient)
 await runtime.runPromise(orgs.create(new Org({ id, name: "Micro" })))
 const pool = new pg.Pool({ connectionString: url, max: 10 })
+const insertText = "insert into orgs (id, name) values ($1, $2) on conflict (id) do nothing returning id"
+const insert = () => sql`insert into orgs (id, name) values (${randomUUID()}, ${"Micro"}) on conflict (id) do nothing returning id`
 const statement = () => sql`select id, name from orgs where id = ${id}`
 
 const layers: ReadonlyArray<[string, () => Promise<unknown>]> = [
@@ -38,7 +41,10 @@ const layers: ReadonlyArray<[string, () => Promise<unknown>]> = [
   ["@effect/sql statement, traced", () => runtime.runPromise(statement())],
   ["@effect/sql statement", () => runtime.runPromise(Effect.withTracerEnabled(statement(), false))],
   ["databaseOperation(statement)", () => runtime.runPromise(Effect.withTracerEnabled(databaseOperation(statement()), false))],
-  ["Orgs.get", () => runtime.runPromise(Effect.withTracerEnabled(orgs.get(id), false))]
+  ["Orgs.get", () => runtime.runPromise(Effect.withTracerEnabled(orgs.get(id), false))],
+  ["pg pool, insert", () => pool.query(insertText, [randomUUID(), "Micro"])],
+  ["@effect/sql insert", () => runtime.runPromise(Effect.withTracerEnabled(insert(), false))],
+  ["Orgs.create", () => runtime.runPromise(Effect.withTracerEnabled(orgs.create(new Org({ id: OrgId.make(randomUUID()), name: "Micro" })), false))]
 ]
 
 const measure = async (call: () => Promise<unknown>) => {
