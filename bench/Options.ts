@@ -4,7 +4,8 @@ Measures every operation in every style (Connect JSON, Connect binary, gRPC, RES
 requests/s and p50/p99 latency per concurrency, memory and start-up time of each process.
 With DATABASE_URL (a PostgreSQL server; the benchmark creates and drops its own database there)
 it runs one process per service and the baselines: (a) node:http + pg, (b) connect-node + pg,
-(c) pgbench. The all-in-one process on the embedded database is measured too.
+(c) pgbench, (d) HttpRouter + @effect/sql-pg (REST, not with --quick). The all-in-one process
+on the embedded database is measured too.
 Needs wrk, h2load (Debian: wrk, nghttp2-client) and, with DATABASE_URL, pgbench.
 
 Options:

@@ -2,7 +2,7 @@ import type { Measured } from "./load/Measured.js"
 import { type Operation, operations, type Style, styles } from "./Scenarios.js"
 
 /** Who served a measured cell: the services (per database mode) or one of the baselines. */
-export type Server = "services-pg" | "services-embedded" | "a" | "b" | "c"
+export type Server = "services-pg" | "services-embedded" | "a" | "b" | "c" | "d"
 
 export interface Cell {
   readonly server: Server
@@ -69,13 +69,14 @@ const serverTitle: Record<Server, string> = {
   "services-embedded": "Services, all-in-one process, embedded PGlite",
   a: "Baseline (a): node:http + pg",
   b: "Baseline (b): connect-node + pg, no Effect",
-  c: "Baseline (c): pgbench, the workflow's statements in one transaction"
+  c: "Baseline (c): pgbench, the workflow's statements in one transaction",
+  d: "Baseline (d): @effect/platform HttpRouter + @effect/sql-pg, REST, nothing of ours"
 }
 
 /** One Markdown table per server: req/s, p50 and p99 (ms) per concurrency, and the ratio to its baseline. */
 export const throughputTable = (results: Results, server: Server): string | undefined => {
   const withRatio = server === "services-pg"
-  const asCeiling = server === "a" || server === "b"
+  const asCeiling = server === "a" || server === "b" || server === "d"
   const rows: Array<Array<string>> = []
   for (const operation of operations) {
     for (const style of [...styles, "pgbench" as const]) {
@@ -94,7 +95,7 @@ export const throughputTable = (results: Results, server: Server): string | unde
         row.push(`${num(ratio(results, server, operation, style, top), 2)} (${base.server})`)
       }
       if (asCeiling) {
-        // What a server without Effect reaches against the baseline ours is held to (a or c).
+        // What a server without our code reaches against the baseline ours is held to (a or c).
         const base = operation === "CreateOnboardingWorkflow" ? { server: "c" as const, style: "pgbench" as const } : { server: "a" as const, style: "rest" as const }
         const theirs = find(results, base.server, operation, base.style, top)
         const own = measured.at(-1)
@@ -179,7 +180,7 @@ export const targets = (results: Results): ReadonlyArray<{ readonly target: stri
 }
 
 export const report = (results: Results): string => {
-  const sections = (["services-pg", "services-embedded", "a", "b", "c"] as const)
+  const sections = (["services-pg", "services-embedded", "a", "b", "c", "d"] as const)
     .map((server) => throughputTable(results, server))
     .filter((s): s is string => s !== undefined)
   const checks = targets(results)

@@ -170,6 +170,17 @@ const onPostgres = async (serverUrl: string) => {
     } finally {
       await stop(b)
     }
+    // (d) is the REST ceiling of the prescribed libraries, not a baseline a target names: --quick skips it.
+    if (!options.quick) {
+      log("baseline (d): HttpRouter + @effect/sql-pg")
+      const dPort = await freePort()
+      const d = await start({ name: "baseline-d", script: dist("bench/bench/baselines/effectRest.js"), env: { ...env, PORT: String(dPort) } })
+      try {
+        await loadProcess("d", d, each(operations, { rest: `http://127.0.0.1:${dPort}` }))
+      } finally {
+        await stop(d)
+      }
+    }
     if (options.only === undefined || options.only.test("CreateOnboardingWorkflow pgbench")) {
       log("baseline (c): pgbench")
       const script = pgbenchWorkflowScript(statements)
