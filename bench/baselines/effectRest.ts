@@ -18,6 +18,7 @@ import { createHash, randomUUID } from "node:crypto"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import { statements } from "./statements.js"
+import { sameFields } from "./store.js"
 
 const runtime = ManagedRuntime.make(PgClient.layer({
   url: Redacted.make(process.env["DATABASE_URL"] ?? ""),
@@ -28,9 +29,6 @@ const runtime = ManagedRuntime.make(PgClient.layer({
 type Body = Record<string, any>
 
 const json = (body: unknown, status = 200) => HttpServerResponse.unsafeJson(body, { status })
-
-const sameFields = (a: object, b: object) =>
-  Object.entries(a).every(([key, value]) => (b as Record<string, unknown>)[key] === value)
 
 /** Insert; when the id is taken, read it back and compare, as the services and (a) do. */
 const insertOrReplay = (

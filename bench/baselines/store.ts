@@ -37,7 +37,8 @@ export interface WorkflowIds {
   readonly licenseId: string
 }
 
-const sameFields = (a: object, b: object) =>
+/** Whether a stored row holds every field of `a` unchanged: a replayed create, not a conflict. */
+export const sameFields = (a: object, b: object) =>
   Object.entries(a).every(([key, value]) => (b as Record<string, unknown>)[key] === value)
 
 export const openStore = (databaseUrl: string, poolSize: number) => {
