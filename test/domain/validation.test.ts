@@ -70,8 +70,69 @@ describe("validation", () => {
         expect((yield* validate(Org)({ id, name })).name).toBe(name)
       }))
 
-    it.effect("a NUL character is refused", () =>
-      Effect.map(messageFor(Org, { id, name: "a\u0000b" }), (m) => expect(m).toBe("name: must not contain NUL characters")))
+    const controls = {
+      "a NUL": "a\u0000b",
+      "a tab": "Acme\tCorp",
+      "a newline": "Acme\nCorp",
+      "DEL": "Acme\u007f",
+      "U+0085 (NEL, a C1 control)": "Acme\u0085Corp",
+      "U+009B (CSI, a C1 control)": "Acme\u009b31m"
+    }
+    for (const [what, name] of Object.entries(controls)) {
+      it.effect(`${what} is refused as a control character`, () =>
+        Effect.gen(function*() {
+          expect(yield* messageFor(Org, { id, name })).toBe("name: must not contain control characters")
+          expect(yield* messageFor(Profile, { id, orgId: id, fullName: name })).toBe(
+            "fullName: must not contain control characters"
+          )
+        }))
+    }
+
+    const bidi = "must not contain bidirectional embedding, override or isolate characters (U+202A-U+202E, U+2066-U+2069)"
+    for (const code of [0x202a, 0x202b, 0x202c, 0x202d, 0x202e, 0x2066, 0x2067, 0x2068, 0x2069]) {
+      const char = String.fromCodePoint(code)
+      it.effect(`U+${code.toString(16).toUpperCase()} (a bidi embedding, override or isolate) is refused`, () =>
+        Effect.map(messageFor(Org, { id, name: `Acme${char}moc.evil` }), (m) => expect(m).toBe(`name: ${bidi}`)))
+    }
+
+    const invisible = {
+      "U+200B zero-width space": "\u200b",
+      "zero-width joiners and non-joiners": "\u200c\u200d\u200c",
+      "U+2060 word joiner and U+FEFF": "\u2060\ufeff\u2060",
+      "a soft hyphen": "\u00ad",
+      "Hangul fillers": "\u3164\u115f\uffa0",
+      "the blank Braille cell": "\u2800\u2800",
+      "variation selectors": "\ufe0f\u{e0100}",
+      "direction marks only": "\u200e\u200f",
+      "zero-width space between spaces": " \u200b "
+    }
+    for (const [what, name] of Object.entries(invisible)) {
+      it.effect(`a name of ${what} holds no visible character`, () =>
+        Effect.gen(function*() {
+          expect(yield* messageFor(Org, { id, name })).toBe("name: must contain a visible character")
+          expect(yield* messageFor(OnboardingRequest, { ...workflow, profile: { fullName: name } })).toBe(
+            "profile.fullName: must contain a visible character"
+          )
+        }))
+    }
+
+    it.effect("names in every script, with marks, joiners and direction marks among visible characters, are accepted", () =>
+      Effect.gen(function*() {
+        for (
+          const name of [
+            "Ünïcödé ñ",
+            "e\u0301",
+            "日本語の名前",
+            "مرحبا\u200f بالعالم",
+            "👩\u200d👩\u200d👧",
+            "Ꙭ",
+            "Acme\u00a0Corp",
+            "x\u200b"
+          ]
+        ) {
+          expect((yield* validate(Org)({ id, name })).name).toBe(name)
+        }
+      }))
 
     it.effect("a name of the wrong type names the field", () =>
       Effect.map(messageFor(Org, { id, name: 5 }), (m) => expect(m).toBe("name: Expected string, actual 5")))

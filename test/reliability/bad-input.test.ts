@@ -361,7 +361,7 @@ const valueCases: Array<ValueCase> = [
     name: "a NUL character in the name",
     op: "createOrg",
     json: { ...org(), name: "a\u0000b" },
-    message: "name: must not contain NUL characters"
+    message: "name: must not contain control characters"
   },
   {
     name: "a lone surrogate in the name",
@@ -1500,34 +1500,35 @@ const emptyMessage = `${notUuid("id")}; name: must not be blank`
 // Effect RPC, raw POSTs to /rpc
 {
   const style = "Effect RPC (raw /rpc)"
-  // Frames @effect/rpc cannot read are answered in-band, with a Defect frame (HTTP 200).
-  const defect = (message: RegExp): Want => ({ status: 200, code: "Defect", message })
+  // Bodies that are not one request frame are refused before @effect/rpc reads them, in /rpc's
+  // HTTP error form (rpcEndpoint.ts): 400 with `{code: 3, message, details: []}`.
+  const frameRefused = (message: RegExp): Want => ({ status: 400, code: 3, message })
   const post = (body: string | Uint8Array, contentType?: string) => (urls: ServiceUrls) =>
     rpcPost(urls.org, body, contentType)
-  add(style, "malformed JSON", "org", post(`{"_tag": "Request", `), defect(/SyntaxError/))
-  add(style, "an empty body", "org", post(""), defect(/SyntaxError/))
-  add(style, "an array of nothing", "org", post("[]"), defect(/Unknown request tag/))
-  add(style, "a frame of an unknown kind", "org", post(`{"_tag": "Nope"}`), defect(/Unknown request tag: Nope/))
+  add(style, "malformed JSON", "org", post(`{"_tag": "Request", `), frameRefused(/^the request body is not valid JSON$/))
+  add(style, "an empty body", "org", post(""), frameRefused(/^the request body is not valid JSON$/))
+  add(style, "an array of nothing", "org", post("[]"), frameRefused(/^the request body must be one request frame/))
+  add(style, "a frame of an unknown kind", "org", post(`{"_tag": "Nope"}`), frameRefused(/^the request body must be one request frame/))
   add(
     style,
     "an unknown procedure",
     "org",
     post(rpcRequest("DeleteOrg", { id: id() })),
-    defect(/Unknown request tag: DeleteOrg/)
+    frameRefused(/^tag: must be one of CreateOrg, GetOrg/)
   )
   add(
     style,
     "a numeric request id",
     "org",
     post(JSON.stringify({ _tag: "Request", id: 1, tag: "GetOrg", payload: { id: id() }, headers: [] })),
-    defect(/Invalid request id/)
+    frameRefused(/^id: must be/)
   )
   add(
     style,
     "binary garbage",
     "org",
     post(Uint8Array.from([0xff, 0xfe, 0x00]), "application/octet-stream"),
-    defect(/SyntaxError/)
+    frameRefused(/^the request body is not valid UTF-8$/)
   )
   add(
     style,

@@ -6,13 +6,29 @@ import { callFailure, errorTable } from "../ErrorTable.js"
 /** Runs one call's Effect for a connect-node handler and turns its failure into a ConnectError. */
 export type EffectCall<R> = <A>(context: HandlerContext, effect: Effect.Effect<A, DomainError, R>) => Promise<A>
 
+/** DEADLINE_EXCEEDED or CANCELLED, as connect-node gave the reason; anything else is a cancellation. */
+const abortedAnswer = (signal: AbortSignal): ConnectError =>
+  signal.reason instanceof ConnectError &&
+    (signal.reason.code === Code.DeadlineExceeded || signal.reason.code === Code.Canceled)
+    ? signal.reason
+    : new ConnectError("the call was cancelled", Code.Canceled)
+
+/**
+ * A call's deadline or cancellation is honoured only before its work begins: then nothing has run,
+ * and DEADLINE_EXCEEDED / CANCELLED are true answers. Once begun, the call is not interrupted but
+ * waited for, and its real outcome is the answer. The work cannot be stopped safely part-way:
+ * database work runs on in its own fiber to its commit or rollback (see withinBudget), so an error
+ * answered on the signal would say "failed" about a write that committed, and a client retrying
+ * a workflow without its id would onboard twice. The wait is bounded by the operation budget.
+ * A client that has gone gets nothing; one whose own deadline passed sees an ambiguous
+ * DEADLINE_EXCEEDED, as gRPC and Connect define it (README: a retry with the same ids resolves it).
+ */
 export const effectCall = <R>(runtime: Runtime.Runtime<R>): EffectCall<R> => {
   const runExit = Runtime.runPromiseExit(runtime)
   const runLog = Runtime.runFork(runtime)
   return async (context, effect) => {
-    // The client's cancellation (or a deadline) interrupts the call; database work already under way
-    // finishes on its own (see withinBudget) and its answer is dropped.
-    const exit = await runExit(effect, { signal: context.signal })
+    if (context.signal.aborted) throw abortedAnswer(context.signal)
+    const exit = await runExit(effect)
     if (Exit.isSuccess(exit)) return exit.value
     if (Cause.isInterruptedOnly(exit.cause)) throw new ConnectError("the call was cancelled", Code.Canceled)
     const failure = callFailure(exit.cause)

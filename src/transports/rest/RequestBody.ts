@@ -10,6 +10,22 @@ const isJsonType = (contentType: string | undefined): boolean => {
   return type === "application/json" || (type.startsWith("application/") && type.endsWith("+json"))
 }
 
+/** The `charset` parameter of a Content-Type, lowercased and unquoted; undefined when there is none. */
+const charsetOf = (contentType: string | undefined): string | undefined => {
+  const parameter = (contentType ?? "").split(";").slice(1).map((p) => p.trim().toLowerCase())
+    .find((p) => p.startsWith("charset="))
+  return parameter?.slice("charset=".length).replace(/^"(.*)"$/, "$1").trim()
+}
+
+/** JSON is UTF-8 (RFC 8259 §8.1); `utf8` is a common misspelling that means the same. */
+const isUtf8 = (charset: string | undefined) => charset === undefined || charset === "utf-8" || charset === "utf8"
+
+/**
+ * Bytes that are not UTF-8 are refused, not replaced: a lenient decoder turns each into U+FFFD,
+ * and the caller's data would be stored changed without a word.
+ */
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true })
+
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
 
@@ -45,9 +61,15 @@ export const jsonObjectBody = Effect.gen(function*() {
       message: "the request body must be JSON (Content-Type: application/json)"
     })
   }
+  if (!isUtf8(charsetOf(request.headers["content-type"]))) {
+    return yield* new HttpRejection({
+      status: 415,
+      code: 3,
+      message: "the request body must be JSON in UTF-8 (Content-Type: application/json; charset=utf-8)"
+    })
+  }
   // Not `request.text`: over MAX_BODY_BYTES it resets the connection instead of letting a 413 through.
-  const text = yield* boundedBody.pipe(
-    Effect.map((bytes) => bytes.toString("utf8")),
+  const bytes = yield* boundedBody.pipe(
     Effect.catchTags({
       BodyTooLarge: (tooLarge) =>
         new HttpRejection({
@@ -58,6 +80,12 @@ export const jsonObjectBody = Effect.gen(function*() {
       BodyUnreadable: () => InvalidArgument.field("", "the request body could not be read")
     })
   )
+  let text: string
+  try {
+    text = strictUtf8.decode(bytes)
+  } catch {
+    return yield* InvalidArgument.field("", "the request body is not valid UTF-8")
+  }
   let parsed: unknown
   try {
     parsed = JSON.parse(text)

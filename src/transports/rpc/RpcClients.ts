@@ -1,10 +1,35 @@
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientError from "@effect/platform/HttpClientError"
+import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as RpcClient from "@effect/rpc/RpcClient"
 import * as RpcSerialization from "@effect/rpc/RpcSerialization"
-import { Layer } from "effect"
+import { Effect, Layer } from "effect"
 
 type KeepsErrors = <E, R>(client: HttpClient.HttpClient.With<E, R>) => HttpClient.HttpClient.With<E, R>
+
+/**
+ * A refusal at the HTTP level (401 without the token, 413 over the body limit, 400 for a frame
+ * the server cannot use) fails with its status and the message of its `{code, message}` body,
+ * rather than as a body the RPC decoder cannot read.
+ */
+const refusalAsError = (response: HttpClientResponse.HttpClientResponse) =>
+  response.status >= 200 && response.status < 300
+    ? Effect.succeed(response)
+    : Effect.flatMap(
+      Effect.orElseSucceed(response.json, () => undefined),
+      (body) => {
+        const message = (body as { message?: unknown } | undefined)?.message
+        return Effect.fail(
+          new HttpClientError.ResponseError({
+            request: response.request,
+            response,
+            reason: "StatusCode",
+            description: typeof message === "string" ? message : "non 2xx status code"
+          })
+        )
+      }
+    )
 
 /**
  * The protocol layer a typed client needs, for a service's `/rpc` URL:
@@ -13,11 +38,10 @@ type KeepsErrors = <E, R>(client: HttpClient.HttpClient.With<E, R>) => HttpClien
  *   const org = yield* orgs.GetOrg({ id })
  *
  * run with `Effect.scoped` and `Effect.provide(rpcProtocol("http://127.0.0.1:9090/rpc"))`.
+ * (The protocol maps any failure of its HTTP client to RpcClientError, ResponseError included.)
  */
 export const rpcProtocol = (url: string) =>
-  // A refusal at the HTTP level (401 without the token, 413 over the body limit) is a client
-  // error with its status, rather than a body the RPC decoder cannot read.
-  // (The protocol maps any failure of its HTTP client to RpcClientError, ResponseError included.)
-  RpcClient.layerProtocolHttp({ url, transformClient: HttpClient.filterStatusOk as KeepsErrors }).pipe(
-    Layer.provide([FetchHttpClient.layer, RpcSerialization.layerJson])
-  )
+  RpcClient.layerProtocolHttp({
+    url,
+    transformClient: HttpClient.transformResponse(Effect.flatMap(refusalAsError)) as KeepsErrors
+  }).pipe(Layer.provide([FetchHttpClient.layer, RpcSerialization.layerJson]))

@@ -415,7 +415,8 @@ const grpcTarget = (baseUrl: string) => new URL(baseUrl).host
 export const grpcJsCall = (
   baseUrl: string,
   path: string,
-  request: { readonly message: object } | { readonly bytes: Uint8Array }
+  request: { readonly message: object } | { readonly bytes: Uint8Array },
+  options: { readonly deadline?: number } = {}
 ): Promise<Answer> =>
   new Promise((resolve) => {
     const [service, method] = path.split("/") as [string, string]
@@ -430,7 +431,7 @@ export const grpcJsCall = (
       (bytes: Buffer) => definition?.responseDeserialize(bytes) ?? bytes,
       "bytes" in request ? {} : request.message,
       new grpc.Metadata(),
-      { deadline: Date.now() + 10_000 },
+      { deadline: options.deadline ?? Date.now() + 10_000 },
       (error, response) => {
         client.close()
         resolve(
