@@ -1,8 +1,9 @@
 import { RpcClient } from "@effect/rpc"
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
-import { Effect, FastCheck as fc } from "effect"
+import { Effect, FastCheck as fc, Schema } from "effect"
 import { randomUUID } from "node:crypto"
+import { Name } from "../../src/domain/Name.js"
 import { LicenseRpcs } from "../../src/transports/rpc/LicenseRpcs.js"
 import { OrgRpcs } from "../../src/transports/rpc/OrgRpcs.js"
 import { ProfileRpcs } from "../../src/transports/rpc/ProfileRpcs.js"
@@ -766,6 +767,44 @@ describe(`fuzzing every style (${testDatabaseKind})`, () => {
       runs(120)
     )
 
+    /** Fragments that each spread the next few, any number of times: small texts, up to ~4^60 fields. */
+    const spreadLeaf = fc.constantFrom("__typename", "a: __typename", `org(id: "x") { __typename }`)
+    const spreadDag = fc.integer({ min: 8, max: 60 }).chain((count) => {
+      const body = (from: number) =>
+        fc.array(
+          from < count
+            ? fc.oneof(spreadLeaf, { arbitrary: fc.integer({ min: from, max: Math.min(count - 1, from + 2) }).map((j) => `...F${j}`), weight: 3 })
+            : spreadLeaf,
+          { minLength: 2, maxLength: 4 }
+        ).map((selections) => selections.join(" "))
+      return fc.tuple(body(0), ...Array.from({ length: count }, (_, i) => body(i + 1))).map(([operation, ...fragments]) =>
+        [`{ ${operation} }`, ...fragments.map((f, i) => `fragment F${i} on Query { ${f} }`)].join(" ")
+      )
+    })
+
+    it.effect.prop(
+      "GraphQL fragment spreads: random DAGs of fragments are answered within a second (40 runs)",
+      [fc.constantFrom(...ports), spreadDag, fc.boolean()],
+      ([port, query, viaGet]) => {
+        let elapsed = 0
+        return abuse(port, async (urls) => {
+          const start = performance.now()
+          const reply = viaGet
+            ? await httpCall(`${urls[port]}/graphql?${new URLSearchParams({ query })}`, { headers: { accept: graphqlResponseJson } })
+            : undefined
+          const answer = reply === undefined
+            ? await graphqlCall(urls[port], JSON.stringify({ query }))
+            : { status: reply.status, code: reply.json?.errors?.[0]?.extensions?.code, message: reply.text, body: reply.json }
+          elapsed = performance.now() - start
+          return answer
+        }, (answer) => {
+          notAServerFault(answer)
+          expect(elapsed).toBeLessThan(1_000)
+        })
+      },
+      runs(40)
+    )
+
     const frame = fc.record(
       {
         _tag: fc.constantFrom("Request", "Ack", "Interrupt", "Eof", "Ping", "Nope"),
@@ -861,8 +900,7 @@ describe(`fuzzing every style (${testDatabaseKind})`, () => {
       "'; --",
       "\" }) { __typename } #"
     )
-    const validName = (name: string) =>
-      name.trim().length > 0 && [...name].length <= 200 && !name.includes("\u0000") && !/\p{Cs}/u.test(name)
+    const validName = Schema.is(Name)
     const hostileName = fc
       .array(
         fc.oneof(

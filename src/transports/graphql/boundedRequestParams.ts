@@ -5,25 +5,26 @@ import {
   type Response as GraphqlHttpResponse
 } from "graphql-http"
 import type { Readable } from "node:stream"
-import { errorTable } from "../ErrorTable.js"
+import { errorTable, type FailureKind } from "../ErrorTable.js"
+import { strictSearchParams, utf8Text } from "./strictText.js"
 
-const tooLarge = (maxBytes: number): GraphqlHttpResponse => [
-  JSON.stringify({
-    errors: [{
-      message: `request body is larger than ${maxBytes} bytes`,
-      extensions: { code: errorTable.ResourceExhausted.graphql }
-    }]
-  }),
+const refusal = (kind: FailureKind, statusText: string, message: string): GraphqlHttpResponse => [
+  JSON.stringify({ errors: [{ message, extensions: { code: errorTable[kind].graphql } }] }),
   {
-    status: errorTable.ResourceExhausted.http,
-    statusText: "Content Too Large",
+    status: errorTable[kind].http,
+    statusText,
     headers: { "content-type": "application/json; charset=utf-8" }
   }
 ]
 
-/** The body as text, or undefined as soon as it exceeds `maxBytes` (the rest is never buffered). */
+const tooLarge = (maxBytes: number) =>
+  refusal("ResourceExhausted", "Content Too Large", `request body is larger than ${maxBytes} bytes`)
+
+const notUtf8 = (what: string) => refusal("InvalidArgument", "Bad Request", `${what} is not valid UTF-8`)
+
+/** The body's bytes, or undefined as soon as they exceed `maxBytes` (the rest is never buffered). */
 const readUpTo = (body: Readable, maxBytes: number) =>
-  new Promise<string | undefined>((resolve, reject) => {
+  new Promise<Buffer | undefined>((resolve, reject) => {
     const chunks: Array<Buffer> = []
     let size = 0
     const onData = (chunk: Buffer) => {
@@ -34,7 +35,7 @@ const readUpTo = (body: Readable, maxBytes: number) =>
       resolve(undefined)
     }
     body.on("data", onData)
-    body.once("end", () => resolve(Buffer.concat(chunks).toString("utf8")))
+    body.once("end", () => resolve(Buffer.concat(chunks)))
     body.once("error", reject)
   })
 
@@ -42,14 +43,40 @@ const readUpTo = (body: Readable, maxBytes: number) =>
 type NodeRequest = Readable & { readonly headers: { readonly [name: string]: string | Array<string> | undefined } }
 
 /**
+ * The POSTs graphql-http reads, by its own test: `application/json`, in UTF-8 or without a
+ * charset. It answers any other 415 (Unsupported Media Type) without reading the body.
+ */
+const isUtf8Json = (contentType: unknown) => {
+  const [mediaType, charset = "charset=utf-8"] = String(contentType ?? "").replace(/\s/g, "").toLowerCase().split(";")
+  return mediaType === "application/json" && charset === "charset=utf-8"
+}
+
+/** A GET with its query string decoded strictly, and re-encoded for graphql-http to read. */
+const strictGet = (request: GraphqlHttpRequest<NodeRequest, unknown>) => {
+  const question = request.url.indexOf("?")
+  if (question === -1) return parseRequestParams(request)
+  const params = strictSearchParams(request.url.slice(question + 1))
+  if (!(params instanceof URLSearchParams)) {
+    return notUtf8(params.parameter === undefined ? "the query string" : `the ${params.parameter} parameter`)
+  }
+  return parseRequestParams({ ...request, url: `${request.url.slice(0, question)}?${params}` })
+}
+
+/**
  * graphql-http's own request parsing, on a body read only up to `maxBytes` (MAX_BODY_BYTES):
  * its Node adapters would otherwise buffer a body of any size. A larger body is refused with the
- * table's RESOURCE_EXHAUSTED and its REST status, 413.
+ * table's RESOURCE_EXHAUSTED and its REST status, 413. Text that is not UTF-8, in the body or the
+ * query string, is refused with INVALID_ARGUMENT (400) rather than read with U+FFFD in its place.
  */
 export const boundedRequestParams = (maxBytes: number) =>
 async (request: GraphqlHttpRequest<NodeRequest, unknown>): Promise<RequestParams | GraphqlHttpResponse> => {
+  if (request.method === "GET") return strictGet(request)
   if (request.method !== "POST") return parseRequestParams(request)
+  // A null body: should graphql-http ever read one of these after all, it refuses it ("Missing body").
+  if (!isUtf8Json(request.raw.headers["content-type"])) return parseRequestParams({ ...request, body: null })
   if (Number(request.raw.headers["content-length"]) > maxBytes) return tooLarge(maxBytes)
-  const body = await readUpTo(request.raw, maxBytes)
-  return body === undefined ? tooLarge(maxBytes) : parseRequestParams({ ...request, body })
+  const bytes = await readUpTo(request.raw, maxBytes)
+  if (bytes === undefined) return tooLarge(maxBytes)
+  const body = utf8Text(bytes)
+  return body === undefined ? notUtf8("the request body") : parseRequestParams({ ...request, body })
 }

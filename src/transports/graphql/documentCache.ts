@@ -1,4 +1,11 @@
-import { type DocumentNode, type GraphQLSchema, parse, validate, type ValidationRule } from "./graphqlJs.js"
+import {
+  type DocumentNode,
+  type GraphQLError,
+  type GraphQLSchema,
+  parse,
+  validate,
+  type ValidationRule
+} from "./graphqlJs.js"
 
 /**
  * Clients send the same few operations over and over; parsing and validating each one again cost
@@ -7,13 +14,20 @@ import { type DocumentNode, type GraphQLSchema, parse, validate, type Validation
  * schema and rules do not change. Only valid documents are kept — a client cannot fill the cache
  * with operations the limits refuse — and the cache is bounded by entries and by the total length
  * of the texts it holds (a document takes far more memory than its text), oldest first out.
+ *
+ * A text the cache does not know goes through `parseText` (bounds on the text, see boundedParse),
+ * and its document through `screen` before graphql-js's rules: what `screen` refuses (the query
+ * limits, linear in the document) never reaches rules that cost more than linear time.
  */
 export const documentCache = (options: {
   readonly schema: GraphQLSchema
   readonly maxEntries: number
   readonly maxTotalLength: number
   readonly maxQueryLength: number
+  readonly parseText?: (text: string) => DocumentNode
+  readonly screen?: (document: DocumentNode) => ReadonlyArray<GraphQLError>
 }) => {
+  const parseText = options.parseText ?? ((text: string) => parse(text))
   const documents = new Map<string, DocumentNode>()
   const parsedFrom = new WeakMap<DocumentNode, string>()
   const valid = new WeakSet<DocumentNode>()
@@ -29,19 +43,21 @@ export const documentCache = (options: {
     totalLength += source.length
   }
 
-  const cachedParse = ((source: Parameters<typeof parse>[0], parseOptions?: Parameters<typeof parse>[1]) => {
-    if (typeof source !== "string" || parseOptions !== undefined || source.length > options.maxQueryLength) {
-      return parse(source, parseOptions)
-    }
-    const known = documents.get(source)
+  // graphql-http hands over the query as a string, without options.
+  const cachedParse = ((source: Parameters<typeof parse>[0]) => {
+    const text = typeof source === "string" ? source : source.body
+    if (text.length > options.maxQueryLength) return parseText(text)
+    const known = documents.get(text)
     if (known !== undefined) return known
-    const document = parse(source)
-    parsedFrom.set(document, source)
+    const document = parseText(text)
+    parsedFrom.set(document, text)
     return document
   }) as typeof parse
 
   const cachedValidate = ((schema: GraphQLSchema, document: DocumentNode, rules?: ReadonlyArray<ValidationRule>) => {
     if (schema === options.schema && valid.has(document)) return []
+    const refused = options.screen?.(document) ?? []
+    if (refused.length > 0) return refused
     const errors = validate(schema, document, rules)
     const source = parsedFrom.get(document)
     if (schema === options.schema && errors.length === 0 && source !== undefined) {

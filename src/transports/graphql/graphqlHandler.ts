@@ -1,22 +1,26 @@
-import { Effect, Record, type Runtime } from "effect"
-import type { ExecutionResult, GraphQLResolveInfo, ValidationRule } from "./graphqlJs.js"
+import { Cause, Effect, Record, Runtime } from "effect"
+import { type ExecutionResult, GraphQLError, type GraphQLResolveInfo } from "./graphqlJs.js"
 import { createHandler as http1Handler } from "graphql-http/lib/use/http"
 import { createHandler as http2Handler } from "graphql-http/lib/use/http2"
 import type * as http from "node:http"
 import type * as http2 from "node:http2"
 import type { Writable } from "node:stream"
+import { errorTable } from "../ErrorTable.js"
 import type { RequestHandler } from "../http/PortListener.js"
 import { boundedRequestParams } from "./boundedRequestParams.js"
+import { boundedParse, type DocumentBounds, defaultDocumentBounds } from "./documentBounds.js"
 import { documentCache } from "./documentCache.js"
 import type { GraphqlApi, GraphqlArgs } from "./GraphqlApi.js"
-import { queryLimits } from "./queryLimits.js"
+import { limitErrors, type QueryLimits } from "./queryLimits.js"
 import { graphqlCall, type GraphqlContext } from "./GraphqlCall.js"
 
 export interface GraphqlHandlerOptions {
   /** Largest POST body accepted, in bytes; larger ones get RESOURCE_EXHAUSTED (413). Unbounded if unset. */
   readonly readMaxBytes?: number
   /** Bounds on an operation's nesting depth and field count; unbounded if unset. */
-  readonly limits?: { readonly maxDepth: number; readonly maxFields: number }
+  readonly limits?: QueryLimits
+  /** Bounds on a document's text, checked before it is parsed; defaultDocumentBounds if unset. */
+  readonly documentBounds?: DocumentBounds
 }
 
 /** Aborts when the client goes away before its answer is written. */
@@ -38,6 +42,17 @@ const requestErrorsAsSuch = (result: ExecutionResult): ExecutionResult | undefin
   result.data === undefined && result.errors !== undefined ? result.errors as unknown as ExecutionResult : undefined
 
 /**
+ * What JavaScript itself throws (a stack overflow, a JSON SyntaxError, a TypeError from a bug)
+ * is about the server, never the request. graphql-http puts any error's message on the wire, so
+ * these are caught on the way out.
+ */
+const engineErrors = [RangeError, SyntaxError, TypeError, ReferenceError, EvalError, URIError]
+const engineError = (error: Readonly<Error>): unknown => {
+  const cause = error instanceof GraphQLError ? error.originalError : error
+  return engineErrors.some((kind) => cause instanceof kind) ? cause : undefined
+}
+
+/**
  * The /graphql endpoint of one port: GraphQL-over-HTTP as graphql-http implements it (POST JSON,
  * GET `?query=` for queries only, application/graphql-response+json when accepted), over HTTP/1.1
  * or HTTP/2, with the port's schema and its operations run on `runtime`.
@@ -48,13 +63,22 @@ export const graphqlHandler = <R>(
   options: GraphqlHandlerOptions = {}
 ): RequestHandler => {
   const call = graphqlCall(runtime)
+  const runLog = Runtime.runFork(runtime)
   const rootValue = Record.map(
     api.operations,
     (operation) => (args: GraphqlArgs, context: GraphqlContext, info: GraphQLResolveInfo) =>
       call(Effect.suspend(() => operation(args)), context, info)
   )
   // One cache per handler: a document valid here is valid for this schema and these rules only.
-  const documents = documentCache({ schema: api.schema, maxEntries: 500, maxTotalLength: 65_536, maxQueryLength: 4_096 })
+  const limits = options.limits
+  const documents = documentCache({
+    schema: api.schema,
+    maxEntries: 500,
+    maxTotalLength: 65_536,
+    maxQueryLength: 4_096,
+    parseText: boundedParse(options.documentBounds ?? defaultDocumentBounds),
+    ...(limits === undefined ? {} : { screen: (document) => limitErrors(document, limits) })
+  })
   const handlerOptions = {
     schema: api.schema,
     parse: documents.parse,
@@ -65,12 +89,12 @@ export const graphqlHandler = <R>(
     }),
     onOperation: (_request: unknown, _args: unknown, result: ExecutionResult) => requestErrorsAsSuch(result),
     parseRequestParams: boundedRequestParams(options.readMaxBytes ?? Number.POSITIVE_INFINITY),
-    ...(options.limits === undefined ? {} : {
-      validationRules: (_request: unknown, _args: unknown, specified: ReadonlyArray<ValidationRule>) => [
-        ...specified,
-        queryLimits(options.limits!)
-      ]
-    })
+    formatError: (error: Readonly<Error>) => {
+      const cause = engineError(error)
+      if (cause === undefined) return error
+      runLog(Effect.logError("GraphQL request failed", Cause.die(cause)))
+      return new GraphQLError("internal error", { extensions: { code: errorTable.Internal.graphql } })
+    }
   }
   const h1 = http1Handler(handlerOptions)
   const h2 = http2Handler(handlerOptions)

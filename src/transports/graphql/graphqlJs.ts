@@ -5,13 +5,14 @@
  * which is what graphql-http's ESM build gets; Vite's resolver (so vitest) prefers the package's
  * "module" field, index.mjs. Naming the file makes every resolver load the same copy.
  */
-export { buildSchema, GraphQLError, parse, validate } from "graphql/index.js"
+export { buildSchema, GraphQLError, Lexer, parse, Source, TokenKind, validate } from "graphql/index.js"
 export type {
   DocumentNode,
   ExecutionResult,
   FragmentDefinitionNode,
   GraphQLResolveInfo,
   GraphQLSchema,
+  OperationDefinitionNode,
   SelectionSetNode,
   ValidationContext,
   ValidationRule
