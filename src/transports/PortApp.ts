@@ -2,11 +2,8 @@ import { connectNodeAdapter } from "@connectrpc/connect-node"
 import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
 import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
 import * as HttpRouter from "@effect/platform/HttpRouter"
-import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import type * as Rpc from "@effect/rpc/Rpc"
-import * as RpcSerialization from "@effect/rpc/RpcSerialization"
-import * as RpcServer from "@effect/rpc/RpcServer"
 import { Effect, Option, type Redacted, Runtime } from "effect"
 import type * as http from "node:http"
 import { file_grpc_health_v1_health, Health } from "../gen/grpc/health/v1/health_pb.js"
@@ -14,19 +11,21 @@ import * as reflectionV1 from "../gen/grpc/reflection/v1/reflection_pb.js"
 import * as reflectionV1alpha from "../gen/grpc/reflection/v1alpha/reflection_pb.js"
 import { DatabaseHealth } from "../services/DatabaseHealth.js"
 import { bearerCheck } from "./Auth.js"
-import { requireBearer } from "./connect/authInterceptor.js"
 import { effectCall } from "./connect/EffectCall.js"
 import { connectEdge } from "./connect/connectEdge.js"
 import { healthService } from "./connect/healthService.js"
+import { connectJsonOptions } from "./connect/strictUtf8.js"
 import { reflectionServices } from "./connect/reflectionService.js"
+import { methodPath } from "./connect/servedServices.js"
 import { graphqlHandler } from "./graphql/graphqlApis.js"
-import { errorTable } from "./ErrorTable.js"
-import { boundedBody } from "./http/BoundedBody.js"
 import { corsPolicy } from "./http/Cors.js"
+import { inFlightLimit } from "./http/InFlightLimit.js"
 import type { RequestHandler } from "./http/PortListener.js"
 import { probes } from "./http/Probes.js"
+import { isRpcPath } from "./http/Refusal.js"
 import { unauthenticated } from "./http/Unauthenticated.js"
 import { errorReply, refuseOtherMethods } from "./rest/RestCall.js"
+import { rpcEndpoint } from "./rpc/rpcEndpoint.js"
 import type { ServiceApi } from "./ServiceApis.js"
 
 export interface PortAppOptions {
@@ -37,12 +36,11 @@ export interface PortAppOptions {
   /** Browser origins allowed by CORS; none by default, `*` for any. */
   readonly corsOrigins: ReadonlyArray<string>
   readonly graphqlLimits: { readonly maxDepth: number; readonly maxFields: number }
+  /** Requests served at once on the port (HTTP/1.1 and HTTP/2 together); more get `unavailable`. */
+  readonly maxRequestsInFlight: number
 }
 
 const notFoundBody = JSON.stringify({ code: 5, message: "no such path on this port", details: [] })
-
-/** Connect, gRPC and gRPC-Web address `/<package>.<Service>/<Method>`; no REST path has a dot there. */
-const isRpcPath = (path: string) => path.indexOf(".") !== -1 && path.indexOf(".") < path.indexOf("/", 1)
 
 /**
  * Everything one service port answers: health probes; the service over Connect (JSON and binary),
@@ -67,38 +65,22 @@ export const portApp = <R, Rpcs extends Rpc.Any>(api: ServiceApi<R, Rpcs>, optio
 
     const authorized = bearerCheck(options.apiToken)
     const connect = connectEdge(connectNodeAdapter({
-      interceptors: authorized === undefined ? [] : [requireBearer(authorized, [Health.typeName])],
       readMaxBytes: options.readMaxBytes,
       routes: (router) => {
         api.connect.register(router, effectCall(runtime))
-        router.service(Health, healthService([serviceName], isReady))
+        router.service(Health, healthService([serviceName], database, runtime))
         router.service(reflectionV1.ServerReflection, reflection.v1)
         router.service(reflectionV1alpha.ServerReflection, reflection.v1alpha)
       },
-      // Forward compatibility: a newer client's extra JSON fields are ignored, as binary protobuf does.
-      jsonOptions: { ignoreUnknownFields: true },
+      // Unknown JSON fields ignored; text that is not UTF-8 refused, not replaced (strictUtf8.ts).
+      jsonOptions: connectJsonOptions,
       fallback: (_request, response) => {
         response.writeHead(404, { "content-type": "application/json" })
         response.end(notFoundBody)
       }
     }))
 
-    const rpcApp = yield* RpcServer.toHttpApp(api.rpcs).pipe(Effect.provide(RpcSerialization.layerJson))
-    // @effect/rpc reads the body with the platform's `request.text`, which over MAX_BODY_BYTES resets
-    // the connection (see BoundedBody). So the body is read here and handed over already read; a
-    // larger one gets 413 with the `{code, message, details}` body of /rpc's other HTTP refusals.
-    const rpc = Effect.gen(function*() {
-      const request = yield* HttpServerRequest.HttpServerRequest
-      const body = yield* boundedBody
-      const read = HttpServerRequest.fromWeb(
-        new Request(new URL(request.url, "http://localhost"), { method: request.method, headers: request.headers, body })
-      )
-      return yield* Effect.provideService(rpcApp, HttpServerRequest.HttpServerRequest, read)
-    }).pipe(Effect.catchTags({
-      BodyTooLarge: (tooLarge) =>
-        Effect.succeed(errorReply(errorTable.ResourceExhausted.http, errorTable.ResourceExhausted.grpc, tooLarge.message)),
-      BodyUnreadable: () => Effect.succeed(errorReply(400, 3, "the request body could not be read"))
-    }))
+    const rpc = yield* rpcEndpoint(api.rpcs)
     const app = api.rest.pipe(
       HttpRouter.post("/rpc", rpc),
       refuseOtherMethods("/rpc", ["POST"]),
@@ -115,16 +97,24 @@ export const portApp = <R, Rpcs extends Rpc.Any>(api: ServiceApi<R, Rpcs>, optio
     })
     const probe = probes(isReady)
     const cors = corsPolicy(options.corsOrigins)
+    const admitted = inFlightLimit(options.maxRequestsInFlight)
+    // Exactly the paths connect-node routes to Health (it matches the path as sent, up to `?`).
+    const healthPaths = new Set(Health.methods.map((method) => methodPath(Health, method)))
 
+    // Health (probes and grpc.health.v1) is open and answered from the shared database state, so
+    // it needs neither the token nor a place under the in-flight limit: a saturated port still
+    // says it is alive. Everything else is authenticated here, from the headers alone, in every
+    // style, before any body is read; then admitted, or refused as over the limit.
     const handler: RequestHandler = (request, response) => {
       if (cors(request, response) || probe(request, response)) return
       const url = request.url ?? "/"
-      // Connect, gRPC and gRPC-Web check the token in an interceptor, to answer in their own protocol.
+      if (healthPaths.has(url.split("?", 1)[0]!)) return connect(request, response)
+      if (authorized !== undefined && !authorized(request.headers["authorization"])) {
+        return unauthenticated(request, response)
+      }
+      if (!admitted(request, response)) return
       if (isRpcPath(url)) return connect(request, response)
       const isGraphql = url === "/graphql" || url.startsWith("/graphql?")
-      if (authorized !== undefined && !authorized(request.headers["authorization"])) {
-        return unauthenticated(response, isGraphql ? "graphql" : "json")
-      }
       if (isGraphql) return graphql(request, response)
       // The platform's handler is typed for HTTP/1.1; HTTP/2's compatibility API serves it as well.
       effectHttp(request as http.IncomingMessage, response as http.ServerResponse)

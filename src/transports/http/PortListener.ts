@@ -2,6 +2,7 @@ import { Data, Effect } from "effect"
 import * as http from "node:http"
 import * as http2 from "node:http2"
 import * as net from "node:net"
+import { closeQuietSessions, withStreamDeadline } from "./Http2Limits.js"
 
 export type Request = http.IncomingMessage | http2.Http2ServerRequest
 export type Response = http.ServerResponse | http2.Http2ServerResponse
@@ -18,10 +19,12 @@ export interface ListenOptions {
   readonly maxConnections: number
   /** Time a client has to send its request's headers (and, on a new connection, its first bytes). */
   readonly headersTimeoutMillis: number
-  /** Time a client has to send a whole HTTP/1.1 request. */
+  /** Time a client has to send a whole request (HTTP/1.1, and each HTTP/2 stream). */
   readonly requestTimeoutMillis: number
   /** An idle connection (no request in flight) is closed after this long. */
   readonly idleTimeoutMillis: number
+  /** Requests open at once on one HTTP/2 connection (SETTINGS_MAX_CONCURRENT_STREAMS); more are refused. */
+  readonly maxStreamsPerConnection: number
 }
 
 /** What an HTTP/2 client with prior knowledge sends first (RFC 9113 §3.4). */
@@ -88,8 +91,14 @@ export const listen = (handler: RequestHandler, options: ListenOptions) =>
       // node:http tracks connections (for closeIdleConnections and the headers/request timeouts)
       // from its 'listening' event, which a server fed through 'connection' never fires itself.
       h1.emit("listening")
-      const h2 = http2.createServer(handler)
+      // Node's own default allows 2^32-1 streams per connection: 20,000 never-finished streams on 4
+      // connections raised RSS from 128 to 594 MiB. Streams over the limit get REFUSED_STREAM.
+      const h2 = http2.createServer(
+        { settings: { maxConcurrentStreams: options.maxStreamsPerConnection } },
+        withStreamDeadline(handler, options.requestTimeoutMillis)
+      )
       h2.setTimeout(options.idleTimeoutMillis)
+      closeQuietSessions(h2, options)
       const sockets = new Set<net.Socket>()
       const sessions = new Set<http2.ServerHttp2Session>()
       h2.on("session", (session) => {

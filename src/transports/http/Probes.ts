@@ -7,8 +7,9 @@ const json = (response: Response, status: number, body: unknown) => {
 }
 
 /**
- * `GET /healthz`: the process is up. `GET /readyz`: the database answers, so requests can succeed.
- * Returns false for any other request.
+ * `GET /healthz`: the process is up. `GET /readyz`: the database answers, so requests can succeed
+ * (as `isReady` says: from a shared state, not a query per probe). Returns false for any other
+ * request.
  */
 export const probes = (isReady: () => Promise<boolean>) => (request: Request, response: Response): boolean => {
   const path = (request.url ?? "").split("?")[0]

@@ -1,0 +1,88 @@
+import { ConnectError } from "@connectrpc/connect"
+import { encodeEnvelope } from "@connectrpc/connect/protocol"
+import { endStreamFlag, endStreamToJson, errorToJson } from "@connectrpc/connect/protocol-connect"
+import { setTrailerStatus } from "@connectrpc/connect/protocol-grpc"
+import * as http2 from "node:http2"
+import type { WireError } from "../ErrorTable.js"
+import type { Request, Response } from "./PortListener.js"
+
+/** Connect, gRPC and gRPC-Web address `/<package>.<Service>/<Method>`; no REST path has a dot there. */
+export const isRpcPath = (path: string) => path.indexOf(".") !== -1 && path.indexOf(".") < path.indexOf("/", 1)
+
+/** A request answered by the edge, before (or instead of) any handler reading its body. */
+export interface Refusal {
+  readonly kind: WireError
+  /** One line, safe to show. Plain words: connect-es percent-encodes it for gRPC, and @grpc/grpc-js decodes with `decodeURI`. */
+  readonly message: string
+  /** Extra response headers of the non-gRPC forms (`www-authenticate`, `retry-after`). */
+  readonly headers?: Readonly<Record<string, string>>
+}
+
+type Form = "grpc" | "grpc-web" | "connect-stream" | "connect" | "graphql" | "json"
+
+/** Which protocol's error form the caller reads, from its path and content type. */
+const formOf = (request: Request): Form => {
+  const path = (request.url ?? "/").split("?")[0]!
+  const contentType = (request.headers["content-type"] ?? "").toLowerCase()
+  if (isRpcPath(path)) {
+    if (contentType.startsWith("application/grpc-web")) return "grpc-web"
+    if (contentType.startsWith("application/grpc")) return "grpc"
+    if (contentType.startsWith("application/connect+")) return "connect-stream"
+    return "connect"
+  }
+  return path === "/graphql" ? "graphql" : "json"
+}
+
+const send = (response: Response, status: number, headers: Record<string, string>, body?: Uint8Array | string) => {
+  response.statusCode = status
+  for (const [name, value] of Object.entries(headers)) response.setHeader(name, value)
+  if (body !== undefined) response.setHeader("content-length", Buffer.byteLength(body))
+  // Headers set rather than passed to writeHead: over HTTP/2 that makes a body-less answer one
+  // HEADERS frame with END_STREAM, which is what gRPC calls trailers-only.
+  if (body === undefined) response.end()
+  else response.end(body)
+}
+
+/**
+ * Answers `request` with `refusal` in the form its protocol defines, using connect-es's encoders
+ * for Connect and gRPC: gRPC and gRPC-Web as trailers-only (HTTP 200, grpc-status in the
+ * headers), Connect unary as a JSON error, Connect streaming as an end-of-stream message,
+ * GraphQL as `errors[]`, and REST and `/rpc` as `{code, message, details}`.
+ *
+ * Over HTTP/2 a client still sending its body is then told to stop with RST_STREAM NO_ERROR (RFC
+ * 9113 §8.1: the answer stands), or it could keep the stream open for as long as it likes
+ * sending a body nobody reads. Node sends that reset itself after an answer with a body when
+ * nothing read the request; not after a trailers-only one, so that is done here.
+ */
+export const refuse = (request: Request, response: Response, refusal: Refusal): void => {
+  const { kind, message } = refusal
+  const error = new ConnectError(message, kind.connect)
+  const contentType = request.headers["content-type"] ?? ""
+  const extra = refusal.headers ?? {}
+  const json = { "content-type": "application/json", ...extra }
+  const form = formOf(request)
+  switch (form) {
+    case "grpc":
+    case "grpc-web": {
+      const headers = setTrailerStatus(new Headers({ "content-type": contentType }), error)
+      send(response, 200, Object.fromEntries(headers))
+      if (request instanceof http2.Http2ServerRequest && !request.stream.state.remoteClose) {
+        request.stream.close(http2.constants.NGHTTP2_NO_ERROR)
+      }
+      break
+    }
+    case "connect-stream": {
+      const end = new TextEncoder().encode(JSON.stringify(endStreamToJson(new Headers(), error, undefined)))
+      send(response, 200, { "content-type": contentType }, encodeEnvelope(endStreamFlag, end))
+      break
+    }
+    case "connect":
+      send(response, kind.http, json, JSON.stringify(errorToJson(error, undefined)))
+      break
+    case "graphql":
+      send(response, kind.http, json, JSON.stringify({ errors: [{ message, extensions: { code: kind.graphql } }] }))
+      break
+    case "json":
+      send(response, kind.http, json, JSON.stringify({ code: kind.grpc, message, details: [] }))
+  }
+}

@@ -1,0 +1,128 @@
+import { createClient } from "@connectrpc/connect"
+import { createGrpcTransport } from "@connectrpc/connect-node"
+import { describe, expect, layer } from "@effect/vitest"
+import { Duration, Effect, Fiber, Layer, Ref, Stream } from "effect"
+import { Health, HealthCheckResponse_ServingStatus as Status } from "../../src/gen/grpc/health/v1/health_pb.js"
+import { DatabaseHealth, HealthCheckInterval } from "../../src/services/DatabaseHealth.js"
+import { Licenses } from "../../src/services/Licenses.js"
+import { Onboarding } from "../../src/services/Onboarding.js"
+import { Orgs } from "../../src/services/Orgs.js"
+import { Profiles } from "../../src/services/Profiles.js"
+import { Services } from "../e2e/support/Servers.js"
+import { countingSqlClient, databaseTap, type DatabaseTap } from "../support/CountingSqlClient.js"
+import { inProcessServers } from "../support/InProcessServers.js"
+import { TestDatabase, testDatabaseKind } from "../support/TestDatabase.js"
+
+const interval = 500
+/** Timers and a loaded two-core machine. */
+const slack = 700
+
+/** DatabaseHealth as the processes build it, over a SqlClient that counts what reaches the database. */
+const healthOver = (tap: DatabaseTap) =>
+  DatabaseHealth.Default.pipe(
+    Layer.provide(countingSqlClient(tap)),
+    Layer.provide(Layer.succeed(HealthCheckInterval, Duration.millis(interval)))
+  )
+
+/** Polls `condition` every 10 ms; the milliseconds it took, or a failure after `within`. */
+const until = (condition: () => boolean, within: number) =>
+  Effect.gen(function*() {
+    const started = Date.now()
+    while (!condition()) {
+      if (Date.now() - started > within) return yield* Effect.die(new Error(`not within ${within} ms`))
+      yield* Effect.sleep(10)
+    }
+    return Date.now() - started
+  })
+
+describe(`database health is one shared, cached state (${testDatabaseKind})`, () => {
+  const tap = databaseTap()
+  layer(healthOver(tap).pipe(Layer.provide(TestDatabase)), { timeout: 60_000, excludeTestServices: true })((it) => {
+    it.effect("1,000 concurrent readiness checks and 500 watchers send a handful of statements, and none once nobody watches", () =>
+      Effect.gen(function*() {
+        const health = yield* DatabaseHealth
+        const before = tap.statements
+        const seen = yield* Ref.make(0)
+        const watchers = yield* Effect.forEach(
+          Array.from({ length: 500 }),
+          () => Stream.runForEach(health.changes, (ready) => ready ? Ref.update(seen, (n) => n + 1) : Effect.void).pipe(Effect.fork)
+        )
+        const answers = yield* Effect.all(Array.from({ length: 1_000 }, () => health.isReady), { concurrency: "unbounded" })
+        expect(answers.every((ready) => ready)).toBe(true)
+        yield* until(() => Effect.runSync(Ref.get(seen)) === 500, 5_000)
+        // Watched for three intervals: the state is refreshed once per interval for all of them.
+        yield* Effect.sleep(3 * interval)
+        const sent = tap.statements - before
+        console.log(`1,000 readiness checks + 500 watchers over ${3 * interval} ms: ${sent} statements`)
+        expect(sent).toBeLessThanOrEqual(6)
+
+        yield* Effect.forEach(watchers, Fiber.interrupt)
+        yield* Effect.sleep(interval)
+        const idle = tap.statements
+        yield* Effect.sleep(2 * interval)
+        expect(tap.statements).toBe(idle)
+      }))
+
+    it.effect("a database that goes down is reported within the interval, and so is its recovery", () =>
+      Effect.gen(function*() {
+        const health = yield* DatabaseHealth
+        const states: Array<boolean> = []
+        const watcher = yield* Stream.runForEach(health.changes, (ready) => Effect.sync(() => states.push(ready))).pipe(Effect.fork)
+        yield* until(() => states.at(-1) === true, 5_000)
+
+        tap.down = true
+        const noticed = yield* until(() => states.at(-1) === false, interval + slack)
+        expect(yield* health.isReady).toBe(false)
+        tap.down = false
+        const recovered = yield* until(() => states.at(-1) === true, interval + slack)
+        expect(yield* health.isReady).toBe(true)
+        console.log(`database down seen by a watcher after ${noticed} ms, recovery after ${recovered} ms (interval ${interval} ms)`)
+        expect(states).toEqual([true, false, true])
+        yield* Fiber.interrupt(watcher)
+      }))
+  })
+})
+
+describe(`health over the ports reads the shared state (${testDatabaseKind})`, () => {
+  const tap = databaseTap()
+  const services = Layer.mergeAll(Orgs.Default, Profiles.Default, Licenses.Default, Onboarding.Default, healthOver(tap))
+  // 500 Watch streams share one HTTP/2 connection here.
+  layer(inProcessServers({ maxStreamsPerConnection: 1_000 }, services), { timeout: 120_000, excludeTestServices: true })((it) => {
+    it.effect("1,000 concurrent /readyz and 500 gRPC Watch streams run a handful of `select 1`; an outage shows as 503 and NOT_SERVING", () =>
+      Effect.gen(function*() {
+        const urls = yield* Services
+        const health = createClient(Health, createGrpcTransport({ baseUrl: urls.org }))
+        const stop = new AbortController()
+        const latest: Array<Status | undefined> = Array.from({ length: 500 }, () => undefined)
+        const watching = latest.map((_, i) =>
+          (async () => {
+            for await (const update of health.watch({ service: "" }, { signal: stop.signal })) latest[i] = update.status
+          })().catch(() => undefined)
+        )
+        const before = tap.statements
+        const started = Date.now()
+        yield* until(() => latest.every((status) => status === Status.SERVING), 10_000)
+
+        const readyz = yield* Effect.promise(() =>
+          Promise.all(Array.from({ length: 1_000 }, () => fetch(`${urls.org}/readyz`).then((r) => r.status)))
+        )
+        expect(readyz.every((status) => status === 200)).toBe(true)
+        const sent = tap.statements - before
+        const elapsed = Date.now() - started
+        console.log(`1,000 /readyz + 500 gRPC Watch streams: ${sent} statements in ${elapsed} ms (each ran one before)`)
+        // The rule is one probe per interval, whatever the load: a slow machine stretches the run, not the rate.
+        expect(sent).toBeLessThanOrEqual(Math.ceil(elapsed / interval) + 1)
+
+        tap.down = true
+        const noticed = yield* until(() => latest.every((status) => status === Status.NOT_SERVING), interval + slack)
+        expect((yield* Effect.promise(() => fetch(`${urls.org}/readyz`))).status).toBe(503)
+        tap.down = false
+        const recovered = yield* until(() => latest.every((status) => status === Status.SERVING), interval + slack)
+        expect((yield* Effect.promise(() => fetch(`${urls.org}/readyz`))).status).toBe(200)
+        console.log(`over the ports: NOT_SERVING on 500 Watch streams after ${noticed} ms, SERVING again after ${recovered} ms`)
+
+        stop.abort()
+        yield* Effect.promise(() => Promise.all(watching))
+      }))
+  })
+})
