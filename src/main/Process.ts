@@ -1,18 +1,27 @@
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import type { Rpc } from "@effect/rpc"
 import type { SqlClient } from "@effect/sql"
-import { Config, Data, Effect, Layer, Option } from "effect"
+import { Cause, type Config, Duration, Effect, Layer, Logger, Option, Redacted } from "effect"
 import * as Database from "../services/Database.js"
-import { DatabaseHealth } from "../services/DatabaseHealth.js"
+import { ConnectFailed, type DatabaseOptions, withPasswordMasked } from "../services/Database.js"
+import { DatabaseHealth, HealthCheckInterval } from "../services/DatabaseHealth.js"
+import type { ListenError } from "../transports/http/PortListener.js"
 import { listen } from "../transports/http/PortListener.js"
 import { portApp } from "../transports/PortApp.js"
+import { databaseOptions } from "./DatabaseSettings.js"
 import type { ServicePort } from "./ServicePorts.js"
-import { defaultSettings, type Settings, settings as settingsConfig } from "./Settings.js"
+import {
+  dedicatedPort,
+  defaultSettings,
+  logLevel,
+  servicePort,
+  type Settings,
+  settings as settingsConfig
+} from "./Settings.js"
+import { databaseFailure, listenFailure, migrationFailure, StartupFailure, startupLine } from "./StartupFailure.js"
 import { usage } from "./usage.js"
 
 export { defaultSettings, type Settings }
-
-export class StartupError extends Data.TaggedError("StartupError")<{ readonly message: string }> {}
 
 /** Serves one service's port until the scope closes; answers with the port it listens on. */
 export const servePort = <R, Rpcs extends Rpc.Any>(service: ServicePort<R, Rpcs>, port: number, settings: Settings) =>
@@ -21,7 +30,8 @@ export const servePort = <R, Rpcs extends Rpc.Any>(service: ServicePort<R, Rpcs>
       readMaxBytes: settings.readMaxBytes,
       apiToken: settings.apiToken,
       corsOrigins: settings.corsOrigins,
-      graphqlLimits: { maxDepth: settings.graphqlMaxDepth, maxFields: settings.graphqlMaxFields }
+      graphqlLimits: { maxDepth: settings.graphqlMaxDepth, maxFields: settings.graphqlMaxFields },
+      maxRequestsInFlight: settings.maxRequestsInFlight
     })
     return yield* listen(handler, {
       host: settings.host,
@@ -30,19 +40,23 @@ export const servePort = <R, Rpcs extends Rpc.Any>(service: ServicePort<R, Rpcs>
       maxConnections: settings.maxConnections,
       headersTimeoutMillis: settings.headersTimeoutMillis,
       requestTimeoutMillis: settings.requestTimeoutMillis,
-      idleTimeoutMillis: settings.idleTimeoutMillis
+      idleTimeoutMillis: settings.idleTimeoutMillis,
+      maxStreamsPerConnection: settings.maxStreamsPerConnection
     })
   })
 
 /** One service port, listening for as long as the layer lives. */
 export const portLayer = <R, Rpcs extends Rpc.Any>(
   service: ServicePort<R, Rpcs>,
-  port: Config.Config<number>,
-  settings: Settings
+  port: number,
+  settings: Settings,
+  failure: (listenError: ListenError) => StartupFailure
 ) =>
   Layer.scopedDiscard(
     Effect.gen(function*() {
-      const listener = yield* servePort(service, yield* port, settings)
+      const listener = yield* servePort(service, port, settings).pipe(
+        Effect.catchTag("ListenError", (error) => Effect.fail(failure(error)))
+      )
       yield* Effect.logInfo(
         `${service.name} service (${service.api.connect.service.typeName}) listening on http://${settings.host}:${listener.port}`
       )
@@ -50,27 +64,89 @@ export const portLayer = <R, Rpcs extends Rpc.Any>(
     })
   ).pipe(
     Layer.provide(service.rpcHandlers),
-    Layer.provideMerge(Layer.merge(service.services, DatabaseHealth.Default))
+    Layer.provideMerge(Layer.merge(service.services, DatabaseHealth.Default)),
+    Layer.provide(Layer.succeed(HealthCheckInterval, Duration.millis(settings.healthCheckIntervalMillis)))
   )
 
+/** A service port as a process serves it: where its port number comes from, and its layer. */
+export interface PortPlan {
+  readonly port: Config.Config<number>
+  readonly layer: (
+    port: number,
+    settings: Settings,
+    processName: string
+  ) => Layer.Layer<never, unknown, SqlClient.SqlClient>
+}
+
+const plan = <R, Rpcs extends Rpc.Any>(
+  service: ServicePort<R, Rpcs>,
+  port: Config.Config<number>,
+  portVariables: string
+): PortPlan => ({
+  port,
+  layer: (number, settings, processName) =>
+    portLayer(service, number, settings, (error) =>
+      listenFailure(processName, { host: settings.host, port: number, service: service.name }, portVariables, error))
+})
+
+/** In the all-in-one process: the service's own variable (`ORG_PORT`) or its default port. */
+export const besideOthers = <R, Rpcs extends Rpc.Any>(service: ServicePort<R, Rpcs>) =>
+  plan(service, servicePort(service.portVariable, service.defaultPort), service.portVariable)
+
+/** In a process of its own: `PORT` first, then the service's own variable. */
+export const onItsOwn = <R, Rpcs extends Rpc.Any>(service: ServicePort<R, Rpcs>) =>
+  plan(service, dedicatedPort(service.portVariable, service.defaultPort), `PORT or ${service.portVariable}`)
+
+/** The database layer, its start-up failures told in the operator's terms. */
+const databaseLayer = (name: string, options: DatabaseOptions): Layer.Layer<SqlClient.SqlClient, unknown> => {
+  if (options.kind === "embedded") return Database.layer(options)
+  const where = withPasswordMasked(Redacted.value(options.url))
+  return Database.layer(options).pipe(
+    Layer.mapError((error) =>
+      error instanceof ConnectFailed ? databaseFailure(name, where, error.cause) : migrationFailure(name, where, error)
+    )
+  )
+}
+
 /**
- * Runs a process until SIGINT/SIGTERM: the database first, then the ports. On a signal the ports
- * close first (in-flight requests finish), then the database, and the process exits 0.
+ * `npm start` forwards to us the Ctrl-C that the terminal has already delivered (one process
+ * group), and runMain stops listening after the first signal: the echo would kill the process
+ * mid-shutdown. A repeat within a moment is taken as that echo; a later one still stops it at once.
+ */
+const ignoreEchoedSignals = () => {
+  let first: number | undefined
+  const onSignal = (signal: NodeJS.Signals) => {
+    first ??= Date.now()
+    if (Date.now() - first < 1_000) return
+    process.off("SIGINT", onSignal)
+    process.off("SIGTERM", onSignal)
+    process.kill(process.pid, signal)
+  }
+  process.on("SIGINT", onSignal)
+  process.on("SIGTERM", onSignal)
+}
+
+/**
+ * Runs a process until SIGINT/SIGTERM. Every setting is read and checked first; then the
+ * database, then the ports. On a signal the ports close first (in-flight requests finish), then
+ * the database, and the process exits 0. A failed start prints one line on stderr (see
+ * StartupFailure) and exits 1; the details are logged at debug level.
  */
 export const runProcess = (options: {
   readonly name: string
   readonly requiresServer: boolean
-  readonly ports: (settings: Settings) => Layer.Layer<never, unknown, SqlClient.SqlClient>
+  readonly ports: readonly [PortPlan, ...Array<PortPlan>]
 }) => {
   if (process.argv.includes("--help") || process.argv.includes("-h")) {
     console.log(usage(options.name))
     process.exit(0)
   }
-  const program = Effect.gen(function*() {
+  const start = Effect.gen(function*() {
     const settings = yield* settingsConfig
-    const database = yield* Database.optionsFromConfig
+    const database = yield* databaseOptions
+    const ports = yield* Effect.forEach(options.ports, (port) => port.port)
     if (options.requiresServer && database.kind === "embedded") {
-      return yield* new StartupError({
+      return yield* new StartupFailure({
         message: `${options.name}: DATABASE_URL is required. A process per service shares one PostgreSQL ` +
           `database; the embedded database serves a single process (use \`npm start\` for that).`
       })
@@ -80,7 +156,22 @@ export const runProcess = (options: {
       `${options.name}: authentication ${Option.isSome(settings.apiToken) ? "by bearer token (API_TOKEN)" : "off"}, ` +
         `CORS ${settings.corsOrigins.length === 0 ? "off" : `for ${settings.corsOrigins.join(", ")}`}`
     )
-    return yield* Layer.launch(options.ports(settings).pipe(Layer.provide(Database.layer(database))))
+    const [first, ...others] = options.ports.map((port, i) => port.layer(ports[i]!, settings, options.name))
+    return yield* Layer.launch(Layer.mergeAll(first!, ...others).pipe(Layer.provide(databaseLayer(options.name, database))))
   })
-  NodeRuntime.runMain(program)
+  const unlessInterrupted = (report: (cause: Cause.Cause<unknown>) => Effect.Effect<void>) => (cause: Cause.Cause<unknown>) =>
+    Cause.isInterruptedOnly(cause) ? Effect.void : report(cause)
+  const program = logLevel.pipe(
+    Effect.flatMap((level) =>
+      start.pipe(
+        Effect.tapErrorCause(unlessInterrupted((cause) => Effect.logDebug(`${options.name}: start-up failed`, cause))),
+        Logger.withMinimumLogLevel(level)
+      )
+    ),
+    Effect.tapErrorCause(unlessInterrupted((cause) =>
+      Effect.sync(() => process.stderr.write(`${startupLine(options.name, cause)}\n`))
+    ))
+  )
+  ignoreEchoedSignals()
+  NodeRuntime.runMain(program, { disableErrorReporting: true })
 }

@@ -1,6 +1,11 @@
-import { Config, Option, type Redacted } from "effect"
+import { Config, ConfigError, Either, LogLevel, Option, Redacted } from "effect"
+import { host, oneOf, origins, port, positive, refusal } from "./Variables.js"
 
-/** What a process reads from its environment, besides the database (see services/Database). */
+/**
+ * What a process reads from its environment, besides the database (see DatabaseSettings). Each
+ * variable is checked by its rule (see Variables): a new one is a field here, a line in `settings`
+ * (`positive("NAME", default)` for a count or a duration in ms) and in `defaultSettings`.
+ */
 export interface Settings {
   readonly host: string
   readonly readMaxBytes: number
@@ -13,29 +18,40 @@ export interface Settings {
   readonly idleTimeoutMillis: number
   readonly graphqlMaxDepth: number
   readonly graphqlMaxFields: number
+  readonly maxStreamsPerConnection: number
+  readonly maxRequestsInFlight: number
+  readonly healthCheckIntervalMillis: number
 }
 
-const positive = (name: string, fallback: number) =>
-  Config.integer(name).pipe(
-    Config.withDefault(fallback),
-    Config.validate({ message: `${name} must be a positive whole number`, validation: (n) => n > 0 })
+/**
+ * Unset means authentication off, so a token that cannot work (empty, say, from a missing secret)
+ * stops the process instead of silently turning authentication off. The value is never shown.
+ */
+const apiToken = Config.option(Config.string("API_TOKEN")).pipe(
+  Config.mapOrFail((token) =>
+    Option.isSome(token) && !/^[\x21-\x7e]+$/.test(token.value)
+      ? Either.left<ConfigError.ConfigError>(
+        refusal("API_TOKEN", undefined, "must be visible ASCII characters without spaces (unset it to turn authentication off)")
+      )
+      : Either.right(Option.map(token, Redacted.make))
   )
+)
 
 export const settings: Config.Config<Settings> = Config.all({
-  host: Config.string("HOST").pipe(Config.withDefault("127.0.0.1")),
+  host: host("HOST", "127.0.0.1"),
   readMaxBytes: positive("MAX_BODY_BYTES", 1024 * 1024),
   shutdownGraceMillis: positive("SHUTDOWN_GRACE_MS", 10_000),
-  apiToken: Config.option(Config.redacted("API_TOKEN")),
-  corsOrigins: Config.string("CORS_ORIGINS").pipe(
-    Config.withDefault(""),
-    Config.map((list) => list.split(",").map((origin) => origin.trim()).filter((origin) => origin !== ""))
-  ),
+  apiToken,
+  corsOrigins: origins("CORS_ORIGINS"),
   maxConnections: positive("MAX_CONNECTIONS", 1024),
   headersTimeoutMillis: positive("HEADERS_TIMEOUT_MS", 10_000),
   requestTimeoutMillis: positive("REQUEST_TIMEOUT_MS", 30_000),
   idleTimeoutMillis: positive("IDLE_TIMEOUT_MS", 60_000),
   graphqlMaxDepth: positive("GRAPHQL_MAX_DEPTH", 8),
-  graphqlMaxFields: positive("GRAPHQL_MAX_FIELDS", 100)
+  graphqlMaxFields: positive("GRAPHQL_MAX_FIELDS", 100),
+  maxStreamsPerConnection: positive("MAX_STREAMS_PER_CONNECTION", 100),
+  maxRequestsInFlight: positive("MAX_REQUESTS_IN_FLIGHT", 1024),
+  healthCheckIntervalMillis: positive("HEALTH_CHECK_INTERVAL_MS", 1_000)
 })
 
 /** The defaults, for code that runs a port without an environment to read (tests). */
@@ -50,13 +66,25 @@ export const defaultSettings: Settings = {
   requestTimeoutMillis: 30_000,
   idleTimeoutMillis: 60_000,
   graphqlMaxDepth: 8,
-  graphqlMaxFields: 100
+  graphqlMaxFields: 100,
+  maxStreamsPerConnection: 100,
+  maxRequestsInFlight: 1024,
+  healthCheckIntervalMillis: 1_000
 }
 
 /** A service's port in the all-in-one process: its own variable, or the design's default. */
 export const servicePort = (variable: string, fallback: number): Config.Config<number> =>
-  Config.port(variable).pipe(Config.withDefault(fallback))
+  port(variable).pipe(Config.map(Option.getOrElse(() => fallback)))
 
-/** In a process of its own a service also takes the conventional `PORT`. */
+/** In a process of its own a service also takes the conventional `PORT`, which wins when set. */
 export const dedicatedPort = (variable: string, fallback: number): Config.Config<number> =>
-  Config.port("PORT").pipe(Config.orElse(() => servicePort(variable, fallback)))
+  Config.all([port("PORT"), servicePort(variable, fallback)]).pipe(
+    Config.map(([conventional, own]) => Option.getOrElse(conventional, () => own))
+  )
+
+const logLevels = ["debug", "info", "warning", "error"] as const
+
+/** Start-up failures print one line; their details are logged at `debug`. */
+export const logLevel: Config.Config<LogLevel.LogLevel> = oneOf("LOG_LEVEL", "info", logLevels).pipe(
+  Config.map((level) => ({ debug: LogLevel.Debug, info: LogLevel.Info, warning: LogLevel.Warning, error: LogLevel.Error })[level])
+)

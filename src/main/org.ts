@@ -1,9 +1,4 @@
-import { dedicatedPort } from "./Settings.js"
-import { runProcess, portLayer } from "./Process.js"
+import { onItsOwn, runProcess } from "./Process.js"
 import { org } from "./ServicePorts.js"
 
-runProcess({
-  name: "org",
-  requiresServer: true,
-  ports: (settings) => portLayer(org, dedicatedPort(org.portVariable, org.defaultPort), settings)
-})
+runProcess({ name: "org", requiresServer: true, ports: [onItsOwn(org)] })

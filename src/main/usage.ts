@@ -4,20 +4,31 @@ Serves ${name === "all" ? "the org, profile, license and workflow services, each
 in Connect (JSON and binary), gRPC, gRPC-Web, with gRPC health and reflection, /healthz and /readyz.
 Stops gracefully on SIGINT or SIGTERM.
 
-Environment:
-  DATABASE_URL        PostgreSQL connection string${name === "all" ? "; unset: embedded database in DATA_DIR" : " (required)"}
-  DATABASE_POOL_SIZE  connections in the pool (default 10)
-${name === "all" ? "  DATA_DIR            embedded database directory (default ./.data; memory:// keeps nothing)\n" : ""}  HOST                address to bind (default 127.0.0.1)
+Environment (each checked at start-up: a bad value stops the process with one line naming it;
+unset or empty means the default; numbers are whole numbers, durations in milliseconds up to 2147483647):
+  DATABASE_URL        postgres:// or postgresql:// URL${name === "all" ? "; unset: embedded database in DATA_DIR" : " (required)"}
+  DATABASE_POOL_SIZE  connections in the pool, 1 to 1000 (default 10)
+${
+  name === "all"
+    ? "  DATA_DIR            embedded database directory, created if missing, locked while in use\n" +
+      "                      (default ./.data; memory:// keeps nothing)\n"
+    : ""
+}  HOST                IP address or host name to bind (default 127.0.0.1)
 ${
   name === "all"
     ? "  ORG_PORT, PROFILE_PORT, LICENSE_PORT, WORKFLOW_PORT   ports (default 9090, 9091, 9092, 8081)"
-    : `  PORT                port (default: ${name.toUpperCase()}_PORT, else the service's default)`
+    : `  PORT                port, 1 to 65535 (default: ${name.toUpperCase()}_PORT, else the service's default)`
 }
   MAX_BODY_BYTES      largest request body and gRPC message (default 1048576)
   SHUTDOWN_GRACE_MS   how long a shutdown waits for in-flight requests (default 10000)
-  API_TOKEN           require "Authorization: Bearer <token>" on every call but health (default: off)
-  CORS_ORIGINS        comma-separated origins allowed by CORS, or * (default: CORS off)
+  API_TOKEN           require "Authorization: Bearer <token>" on every call but health; visible ASCII,
+                      no spaces; never printed (default: off)
+  CORS_ORIGINS        comma-separated origins (https://app.example.com) allowed by CORS, or * (default: off)
   MAX_CONNECTIONS     open connections per port (default 1024)
+  MAX_STREAMS_PER_CONNECTION  concurrent HTTP/2 streams per connection (default 100)
+  MAX_REQUESTS_IN_FLIGHT      requests served at once per port; more get unavailable (default 1024)
+  HEALTH_CHECK_INTERVAL_MS    health answers probe the database at most this often (default 1000)
   HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, IDLE_TIMEOUT_MS   slow and idle clients (default 10000, 30000, 60000)
   GRAPHQL_MAX_DEPTH, GRAPHQL_MAX_FIELDS                     GraphQL operation bounds (default 8, 100)
-  DATABASE_CONNECT_TIMEOUT_MS, DATABASE_OPERATION_TIMEOUT_MS PostgreSQL waits (default 3000, 10000)`
+  DATABASE_CONNECT_TIMEOUT_MS, DATABASE_OPERATION_TIMEOUT_MS PostgreSQL waits (default 3000, 10000)
+  LOG_LEVEL           debug, info, warning or error (default info); debug adds a failed start's details`

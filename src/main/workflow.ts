@@ -1,9 +1,4 @@
-import { dedicatedPort } from "./Settings.js"
-import { runProcess, portLayer } from "./Process.js"
+import { onItsOwn, runProcess } from "./Process.js"
 import { workflow } from "./ServicePorts.js"
 
-runProcess({
-  name: "workflow",
-  requiresServer: true,
-  ports: (settings) => portLayer(workflow, dedicatedPort(workflow.portVariable, workflow.defaultPort), settings)
-})
+runProcess({ name: "workflow", requiresServer: true, ports: [onItsOwn(workflow)] })

@@ -1,5 +1,8 @@
 import * as PgClient from "@effect/sql-pg/PgClient"
-import { Config, Duration, Effect, Layer, Option, Redacted } from "effect"
+import { Data, Duration, Effect, Layer, Redacted } from "effect"
+import type { SqlClient, SqlError } from "@effect/sql"
+import type { DataDirLocked, DataDirUnusable } from "./DataDirLock.js"
+import type { EmbeddedDatabaseError } from "./EmbeddedPostgres.js"
 import { migrate } from "./Migrations.js"
 import { OperationBudget } from "./Transient.js"
 
@@ -18,37 +21,30 @@ export type DatabaseOptions =
 /** The `DATA_DIR` of an embedded database that keeps nothing. */
 export const inMemory = "memory://"
 
-/** `DATABASE_URL` selects PostgreSQL; without it the embedded database lives in `DATA_DIR`. */
-export const optionsFromConfig: Config.Config<DatabaseOptions> = Config.all({
-  url: Config.option(Config.redacted("DATABASE_URL")),
-  poolSize: Config.integer("DATABASE_POOL_SIZE").pipe(Config.withDefault(10)),
-  connectTimeoutMillis: Config.integer("DATABASE_CONNECT_TIMEOUT_MS").pipe(Config.withDefault(3_000)),
-  operationTimeoutMillis: Config.integer("DATABASE_OPERATION_TIMEOUT_MS").pipe(Config.withDefault(10_000)),
-  dataDir: Config.string("DATA_DIR").pipe(Config.withDefault("./.data"))
-}).pipe(
-  Config.map(({ connectTimeoutMillis, dataDir, operationTimeoutMillis, poolSize, url }): DatabaseOptions =>
-    Option.isSome(url) && Redacted.value(url.value) !== ""
-      ? { kind: "postgres", url: url.value, poolSize, connectTimeoutMillis, operationTimeoutMillis }
-      : { kind: "embedded", dataDir }
-  )
-)
+/**
+ * PostgreSQL could not be reached, or refused us (role, database, password), before any query:
+ * at start-up a different variable is to blame than when the schema fails to apply.
+ */
+export class ConnectFailed extends Data.TaggedError("ConnectFailed")<{ readonly cause: unknown }> {}
+
+/**
+ * A connection string as logs and messages show it: the password masked (also one given as a
+ * query parameter), even when the rest does not parse as a URL.
+ */
+export const withPasswordMasked = (text: string): string =>
+  text.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/?#@]*:).*@/is, "$1***@").replace(/([?&]password=)[^&#]*/gi, "$1***")
 
 /** For logs: where the data lives, with any password masked. */
-export const describe = (options: DatabaseOptions): string => {
-  if (options.kind === "embedded") {
-    return options.dataDir === inMemory ? "embedded PGlite (in memory)" : `embedded PGlite in ${options.dataDir}`
-  }
-  const text = Redacted.value(options.url)
-  try {
-    const url = new URL(text)
-    if (url.password !== "") url.password = "***"
-    return `PostgreSQL at ${url.toString()} (pool ${options.poolSize})`
-  } catch {
-    return "PostgreSQL (DATABASE_URL is not a URL; connection string not shown)"
-  }
-}
+export const describe = (options: DatabaseOptions): string =>
+  options.kind === "embedded"
+    ? options.dataDir === inMemory ? "embedded PGlite (in memory)" : `embedded PGlite in ${options.dataDir}`
+    : `PostgreSQL at ${withPasswordMasked(Redacted.value(options.url))} (pool ${options.poolSize})`
 
-const client = (options: DatabaseOptions) =>
+type EmbeddedFailure = DataDirLocked | DataDirUnusable | EmbeddedDatabaseError
+
+const client = (
+  options: DatabaseOptions
+): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, ConnectFailed | SqlError.SqlError | EmbeddedFailure> =>
   options.kind === "postgres"
     ? PgClient.layer({
       url: options.url,
@@ -56,6 +52,7 @@ const client = (options: DatabaseOptions) =>
       applicationName: "onboarding",
       connectTimeout: Duration.millis(options.connectTimeoutMillis ?? 3_000)
     }).pipe(
+      Layer.mapError((cause) => new ConnectFailed({ cause })),
       Layer.merge(Layer.succeed(OperationBudget, Duration.millis(options.operationTimeoutMillis ?? 10_000)))
     )
     // Loaded on demand: PGlite is large, and a process on a PostgreSQL server never needs it.
@@ -73,5 +70,3 @@ const client = (options: DatabaseOptions) =>
 /** A SqlClient with the schema migrated. */
 export const layer = (options: DatabaseOptions) =>
   Layer.effectDiscard(migrate()).pipe(Layer.provideMerge(client(options)))
-
-export const layerConfig = Layer.unwrapEffect(Effect.map(optionsFromConfig, layer))

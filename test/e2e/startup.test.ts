@@ -1,0 +1,193 @@
+import { describe, expect, it } from "@effect/vitest"
+import { execFile } from "node:child_process"
+import { readFileSync } from "node:fs"
+import { mkdtemp, rm, writeFile } from "node:fs/promises"
+import * as net from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { serverUrl } from "../support/TestDatabase.js"
+import { freePort } from "./support/Servers.js"
+
+const entry = (name: string) => fileURLToPath(new URL(`../../dist/main/${name}.js`, import.meta.url))
+
+/** The variables the processes read, so the machine's own settings cannot leak into a case. */
+const ours = /^(DATABASE_.*|DATA_DIR|HOST|PORT|.*_PORT|API_TOKEN|CORS_ORIGINS|LOG_LEVEL|MAX_.*|.*_TIMEOUT_MS|SHUTDOWN_GRACE_MS|GRAPHQL_.*)$/
+const cleanEnvironment = Object.fromEntries(Object.entries(process.env).filter(([name]) => !ours.test(name)))
+
+interface Ended {
+  readonly code: number | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** Runs a process to its end; a process still running after `seconds` is killed (and fails the case). */
+const runToEnd = (name: string, env: Record<string, string>, seconds = 30): Promise<Ended> =>
+  new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [entry(name)],
+      { env: { ...cleanEnvironment, ...env }, timeout: seconds * 1000, killSignal: "SIGKILL" },
+      (error, stdout, stderr) => resolve({ code: error === null ? 0 : (error.code as number | null) ?? null, stdout, stderr })
+    )
+  })
+
+const expectOneLine = (ended: Ended, line: string | RegExp) => {
+  expect(ended.code).not.toBe(0)
+  expect(ended.code).not.toBe(null)
+  expect(ended.stderr.split("\n")).toHaveLength(2) // the line and the newline ending it
+  if (typeof line === "string") expect(ended.stderr).toBe(`${line}\n`)
+  else expect(ended.stderr).toMatch(line)
+  // Told before anything started: the database is never opened for a bad setting.
+  expect(ended.stdout).not.toContain("listening on")
+}
+
+const org = { DATABASE_URL: "postgres://app@127.0.0.1:1/onboarding" }
+const memory = { DATA_DIR: "memory://" }
+const whole = (name: string, value: string, max = 2_147_483_647, min = 1) =>
+  `all: ${name}=${value} is not valid: must be a whole number from ${min} to ${max}`
+
+/**
+ * [process, environment, the one line it must print]: one case per kind of rule, in the real
+ * processes (test/main/settings.test.ts holds every variable's rules, in-process).
+ */
+const badSettings: ReadonlyArray<readonly [string, Record<string, string>, string]> = [
+  ["org", { ...org, PORT: "abc" }, "org: PORT=abc is not valid: must be a whole number from 1 to 65535"],
+  ["org", { ...org, PORT: "99999" }, "org: PORT=99999 is not valid: must be a whole number from 1 to 65535"],
+  // Before: reported only after the embedded database had started.
+  ["all", { ...memory, ORG_PORT: "abc" }, "all: ORG_PORT=abc is not valid: must be a whole number from 1 to 65535"],
+  ["all", { ...memory, DATABASE_POOL_SIZE: "-1" }, whole("DATABASE_POOL_SIZE", "-1", 1000)],
+  ["all", { ...memory, SHUTDOWN_GRACE_MS: "0" }, whole("SHUTDOWN_GRACE_MS", "0")],
+  // Past 2^31-1 ms a Node timer fires at once: the timeout would be no timeout at all.
+  ["all", { ...memory, REQUEST_TIMEOUT_MS: "3000000000" }, whole("REQUEST_TIMEOUT_MS", "3000000000")],
+  ["all", { DATABASE_URL: "not a url" }, `all: DATABASE_URL="not a url" is not valid: must be a postgres:// or postgresql:// URL`],
+  [
+    "workflow",
+    { DATABASE_URL: "mysql://root:hunter2@db:3306/onboarding" },
+    "workflow: DATABASE_URL=mysql://root:***@db:3306/onboarding is not valid: must be a postgres:// or postgresql:// URL"
+  ],
+  [
+    "all",
+    { ...memory, API_TOKEN: "two words" },
+    "all: API_TOKEN (value not shown) is not valid: must be visible ASCII characters without spaces (unset it to turn authentication off)"
+  ],
+  ["all", { ...memory, HOST: "local host" }, `all: HOST="local host" is not valid: must be an IP address or a host name`],
+  [
+    "all",
+    { ...memory, CORS_ORIGINS: "https://app.example.com/" },
+    "all: CORS_ORIGINS=https://app.example.com/ is not valid: must be * or comma-separated origins such as " +
+    "https://app.example.com (scheme, host and port only)"
+  ],
+  ["all", { DATA_DIR: "file:///var/data" }, "all: DATA_DIR=file:///var/data is not valid: must be a directory path, or memory://"]
+]
+
+describe("a bad setting stops the process before anything starts, with one line on stderr", () => {
+  it("names the variable, the value (secrets hidden) and the rule", async () => {
+    const ended = await Promise.all(badSettings.map(([name, env]) => runToEnd(name, env)))
+    badSettings.forEach(([, env, line], i) => {
+      expectOneLine(ended[i]!, line)
+      expect(ended[i]!.stderr).not.toContain("hunter2")
+      if (env["API_TOKEN"] !== undefined) expect(ended[i]!.stderr).not.toContain(env["API_TOKEN"])
+    })
+  })
+})
+
+describe.concurrent("a failed start says which service, what failed and the variable to look at", () => {
+  it("the embedded database's directory cannot be created: a path below a regular file", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "onboarding-startup-"))
+    try {
+      await writeFile(join(dir, "file"), "")
+      const dataDir = join(dir, "file", "data")
+      expectOneLine(
+        await runToEnd("all", { DATA_DIR: dataDir }),
+        `all: cannot create and write DATA_DIR=${dataDir}: a part of the path is a file, not a directory ` +
+          `(set DATA_DIR to a directory this process may create and write)`
+      )
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
+  })
+
+  // Node's own recursive mkdir spun there at full CPU, deaf to SIGTERM, until killed.
+  it.skipIf(process.platform !== "linux")("a directory the kernel will not create (/proc/x) fails at once", async () => {
+    expectOneLine(
+      await runToEnd("all", { DATA_DIR: "/proc/onboarding-data" }, 20),
+      "all: cannot create and write DATA_DIR=/proc/onboarding-data: it cannot be created there " +
+        "(set DATA_DIR to a directory this process may create and write)"
+    )
+  })
+
+  it("PostgreSQL refuses connections (nothing listens on the port)", async () => {
+    const closed = await freePort()
+    expectOneLine(
+      await runToEnd("workflow", { DATABASE_URL: `postgres://postgres:s3cret@127.0.0.1:${closed}/onboarding` }),
+      `workflow: cannot reach PostgreSQL at postgres://postgres:***@127.0.0.1:${closed}/onboarding: ` +
+        `connection refused (check DATABASE_URL)`
+    )
+  })
+
+  it.skipIf(serverUrl === undefined)("PostgreSQL has no such database, or no such role", async () => {
+    const missing = new URL(serverUrl!)
+    missing.pathname = "/onboarding_no_such_database"
+    const stranger = new URL(serverUrl!)
+    stranger.username = "onboarding_no_such_role"
+    const [database, role] = await Promise.all([
+      runToEnd("org", { DATABASE_URL: missing.toString(), PORT: String(await freePort()) }),
+      runToEnd("org", { DATABASE_URL: stranger.toString(), PORT: String(await freePort()) })
+    ])
+    expectOneLine(database, /^org: PostgreSQL at .* refused the connection: database "onboarding_no_such_database" does not exist \(check DATABASE_URL\)\n$/)
+    expectOneLine(role, /^org: PostgreSQL at .* refused the connection: .*"onboarding_no_such_role".* \(check DATABASE_URL\)\n$/)
+  })
+
+  it("a port is already in use", async () => {
+    const taken = net.createServer()
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve))
+    const port = (taken.address() as net.AddressInfo).port
+    try {
+      const [profile, license, workflow] = await Promise.all([freePort(), freePort(), freePort()])
+      const ended = await runToEnd("all", {
+        ...memory,
+        ORG_PORT: String(port),
+        PROFILE_PORT: String(profile),
+        LICENSE_PORT: String(license),
+        WORKFLOW_PORT: String(workflow)
+      })
+      expect(ended.code).toBe(1)
+      expect(ended.stderr).toBe(
+        `all: cannot listen on 127.0.0.1:${port} for the org service: address already in use (set ORG_PORT)\n`
+      )
+      if (serverUrl !== undefined) {
+        expect((await runToEnd("org", { DATABASE_URL: serverUrl, PORT: String(port) })).stderr).toBe(
+          `org: cannot listen on 127.0.0.1:${port}: address already in use (set PORT or ORG_PORT)\n`
+        )
+      }
+    } finally {
+      taken.close()
+    }
+  })
+})
+
+describe("--help", () => {
+  /** Every variable named in the files that read the environment (a new one must be documented). */
+  const variablesRead = () => {
+    const sources = ["Settings.ts", "DatabaseSettings.ts", "ServicePorts.ts"].map((file) =>
+      readFileSync(fileURLToPath(new URL(`../../src/main/${file}`, import.meta.url)), "utf8")
+    )
+    const names = sources.flatMap((text) => [...text.matchAll(/"([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|PORT|HOST)"/g)].map((m) => m[1]!))
+    return [...new Set(names)]
+  }
+
+  it("lists every variable the processes read", async () => {
+    const help = (name: string) =>
+      new Promise<string>((resolve, reject) =>
+        execFile(process.execPath, [entry(name), "--help"], (error, stdout) => (error ? reject(error) : resolve(stdout)))
+      )
+    const [all, org] = await Promise.all([help("all"), help("org")])
+    const read = variablesRead()
+    expect(read.length).toBeGreaterThan(15)
+    for (const variable of read.filter((name) => name !== "PORT")) expect(all).toContain(variable)
+    for (const variable of read.filter((name) => !/^(ORG|PROFILE|LICENSE|WORKFLOW)_PORT$|^DATA_DIR$/.test(name))) {
+      expect(org).toContain(variable)
+    }
+  })
+})
