@@ -3,7 +3,6 @@ import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Duration, Effect, Layer } from "effect"
 import { randomUUID } from "node:crypto"
-import * as http2 from "node:http2"
 import { CreateOrgRequestSchema } from "../../src/gen/org/v1beta1/org_pb.js"
 import { CreateOnboardingWorkflowRequestSchema } from "../../src/gen/workflow/v1beta1/workflow_pb.js"
 import { DatabaseHealth } from "../../src/services/DatabaseHealth.js"
@@ -79,30 +78,6 @@ const workflowProto = () =>
     profile: { fullName: "Peter Gibbons" }
   })
 
-/** A gRPC call whose message is sent `delayMs` after its headers: its deadline can pass before it is read. */
-const grpcLateBody = (baseUrl: string, path: string, body: Uint8Array, timeout: string, delayMs: number) =>
-  new Promise<Answer>((resolve, reject) => {
-    const session = http2.connect(baseUrl)
-    session.on("error", reject)
-    const stream = session.request({
-      ":method": "POST",
-      ":path": `/${path}`,
-      "content-type": "application/grpc",
-      te: "trailers",
-      "grpc-timeout": timeout
-    })
-    let fields: Record<string, unknown> = {}
-    stream.on("response", (headers) => (fields = { ...headers }))
-    stream.on("trailers", (trailers) => (fields = { ...fields, ...trailers }))
-    stream.on("data", () => {})
-    stream.on("error", reject)
-    stream.on("end", () => {
-      session.close()
-      resolve({ status: undefined, code: Number(fields["grpc-status"]), message: String(fields["grpc-message"] ?? "") })
-    })
-    setTimeout(() => stream.end(Buffer.from(body)), delayMs)
-  })
-
 /** A CreateOrg with `timeout` answers in agreement with the database. */
 const orgCall = (send: (baseUrl: string, id: string) => Promise<Answer>, want?: "success") =>
   Effect.gen(function*() {
@@ -164,7 +139,7 @@ describe(`deadlines beyond what a timer holds (${testDatabaseKind})`, () => {
         const { org } = yield* Services
         const id = randomUUID()
         const body = envelope(protoBytes(CreateOrgRequestSchema, { id, name: "Acme" }))
-        const answer = yield* Effect.promise(() => grpcLateBody(org, createOrg, body, "50m", 300))
+        const answer = yield* Effect.promise(() => grpcRaw(org, createOrg, body, { "grpc-timeout": "50m" }, 300))
         expect(answer.code).toBe(4)
         yield* settled(answer)
         expect(yield* orgStored(id)).toBe(false)

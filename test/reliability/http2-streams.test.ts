@@ -58,6 +58,26 @@ const codeOf = (style: string, outcome: StreamOutcome): unknown => {
   return json(outcome).code
 }
 
+/** A call of `slowCalls`, its path possibly rewritten for another port. */
+type SlowCall = { readonly style: string; readonly headers: Parameters<typeof neverEndingRequest>[1]; readonly first: Uint8Array | string }
+
+/** Each call on a session of its own, its body never finished; the session is dropped once answered. */
+const sendNeverEnding = <C extends SlowCall>(calls: ReadonlyArray<C>, baseUrl: (call: C) => string) =>
+  Promise.all(calls.map(async (call) => {
+    const session = await h2Session(baseUrl(call))
+    const outcome = await neverEndingRequest(session, call.headers, { first: call.first, giveUpAfter: 5_000 })
+    session.destroy()
+    return outcome
+  }))
+
+/** What each style answered: its HTTP status and the code in its own form. */
+const answers = (calls: ReadonlyArray<SlowCall>, outcomes: ReadonlyArray<StreamOutcome>) =>
+  calls.map((call, i) => ({
+    style: call.style,
+    status: outcomes[i]!.status,
+    code: outcomes[i]!.status === undefined ? undefined : codeOf(call.style, outcomes[i]!)
+  }))
+
 describe(`HTTP/2 streams: request timeout, stream cap, quiet sessions (${testDatabaseKind})`, () => {
   layer(
     inProcessServers({
@@ -73,14 +93,7 @@ describe(`HTTP/2 streams: request timeout, stream cap, quiet sessions (${testDat
       Effect.gen(function*() {
         const urls = yield* Services
         const calls = slowCalls("org")
-        const outcomes = yield* Effect.promise(() =>
-          Promise.all(calls.map(async (call) => {
-            const session = await h2Session(urls[call.port])
-            const outcome = await neverEndingRequest(session, call.headers, { first: call.first, giveUpAfter: 5_000 })
-            session.destroy()
-            return outcome
-          }))
-        )
+        const outcomes = yield* Effect.promise(() => sendNeverEnding(calls, (call) => urls[call.port]))
         const expected: Record<string, { status: number; code: unknown }> = {
           "REST": { status: 408, code: 4 },
           "Connect JSON": { status: 408, code: "deadline_exceeded" },
@@ -90,11 +103,7 @@ describe(`HTTP/2 streams: request timeout, stream cap, quiet sessions (${testDat
           "GraphQL": { status: 408, code: "DEADLINE_EXCEEDED" },
           "/rpc": { status: 408, code: 4 }
         }
-        expect(calls.map((call, i) => ({
-          style: call.style,
-          status: outcomes[i]!.status,
-          code: outcomes[i]!.status === undefined ? undefined : codeOf(call.style, outcomes[i]!)
-        }))).toEqual(calls.map((call) => ({ style: call.style, ...expected[call.style] })))
+        expect(answers(calls, outcomes)).toEqual(calls.map((call) => ({ style: call.style, ...expected[call.style] })))
         calls.forEach((call, i) => {
           const outcome = outcomes[i]!
           expect(outcome.answeredAfter).toBeGreaterThanOrEqual(requestTimeout - 50)
@@ -301,14 +310,7 @@ describe(`authentication before the body, over HTTP/2 (${testDatabaseKind})`, ()
           ...call,
           headers: { ...call.headers, ":path": call.headers[":path"].replace("org.v1beta1.OrgService/CreateOrg", "workflow.v1beta1.WorkflowService/CreateOnboardingWorkflow") }
         }))
-        const outcomes = yield* Effect.promise(() =>
-          Promise.all(calls.map(async (call) => {
-            const session = await h2Session(urls.workflow)
-            const outcome = await neverEndingRequest(session, call.headers, { first: call.first, giveUpAfter: 5_000 })
-            session.destroy()
-            return outcome
-          }))
-        )
+        const outcomes = yield* Effect.promise(() => sendNeverEnding(calls, () => urls.workflow))
         const expected: Record<string, { status: number; code: unknown }> = {
           "REST": { status: 401, code: 16 },
           "Connect JSON": { status: 401, code: "unauthenticated" },
@@ -318,11 +320,7 @@ describe(`authentication before the body, over HTTP/2 (${testDatabaseKind})`, ()
           "GraphQL": { status: 401, code: "UNAUTHENTICATED" },
           "/rpc": { status: 401, code: 16 }
         }
-        expect(calls.map((call, i) => ({
-          style: call.style,
-          status: outcomes[i]!.status,
-          code: outcomes[i]!.status === undefined ? undefined : codeOf(call.style, outcomes[i]!)
-        }))).toEqual(calls.map((call) => ({ style: call.style, ...expected[call.style] })))
+        expect(answers(calls, outcomes)).toEqual(calls.map((call) => ({ style: call.style, ...expected[call.style] })))
         for (const outcome of outcomes) {
           expect(outcome.answeredAfter).toBeLessThan(1_000)
           // Then told to stop sending, the answer standing (RST_STREAM NO_ERROR).

@@ -269,12 +269,14 @@ const percentDecoded = (value: string): string => {
 /**
  * A gRPC call over cleartext HTTP/2 with a body of our making. The status comes from the trailers
  * (or, trailers-only, the headers); a non-gRPC answer (415, 404) leaves `code` undefined.
+ * `bodyDelayMillis` sends the message that long after the headers (a deadline can pass meanwhile).
  */
 export const grpcRaw = (
   baseUrl: string,
   path: string,
   body: Uint8Array,
-  headers: Record<string, string> = {}
+  headers: Record<string, string> = {},
+  bodyDelayMillis = 0
 ): Promise<Answer> =>
   new Promise((resolve, reject) => {
     const session = http2.connect(baseUrl)
@@ -311,7 +313,8 @@ export const grpcRaw = (
         body: Buffer.concat(chunks)
       })
     })
-    stream.end(Buffer.from(body))
+    if (bodyDelayMillis === 0) stream.end(Buffer.from(body))
+    else setTimeout(() => stream.end(Buffer.from(body)), bodyDelayMillis)
   })
 
 /** The trailer envelope (flag 0x80) of a gRPC-Web body, as name -> value. */
