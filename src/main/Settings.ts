@@ -1,10 +1,10 @@
-import { Config, ConfigError, Either, LogLevel, Option, Redacted } from "effect"
+import { Config, ConfigError, ConfigProvider, Effect, Either, LogLevel, Option, Redacted } from "effect"
 import { host, oneOf, origins, port, positive, refusal } from "./Variables.js"
 
 /**
  * What a process reads from its environment, besides the database (see DatabaseSettings). Each
- * variable is checked by its rule (see Variables): a new one is a field here, a line in `settings`
- * (`positive("NAME", default)` for a count or a duration in ms) and in `defaultSettings`.
+ * variable is checked by its rule (see Variables): a new one is a field here and a line in
+ * `settings` (`positive("NAME", default)` for a count or a duration in ms).
  */
 export interface Settings {
   readonly host: string
@@ -54,23 +54,13 @@ export const settings: Config.Config<Settings> = Config.all({
   healthCheckIntervalMillis: positive("HEALTH_CHECK_INTERVAL_MS", 1_000)
 })
 
-/** The defaults, for code that runs a port without an environment to read (tests). */
-export const defaultSettings: Settings = {
-  host: "127.0.0.1",
-  readMaxBytes: 1024 * 1024,
-  shutdownGraceMillis: 10_000,
-  apiToken: Option.none(),
-  corsOrigins: [],
-  maxConnections: 1024,
-  headersTimeoutMillis: 10_000,
-  requestTimeoutMillis: 30_000,
-  idleTimeoutMillis: 60_000,
-  graphqlMaxDepth: 8,
-  graphqlMaxFields: 100,
-  maxStreamsPerConnection: 100,
-  maxRequestsInFlight: 1024,
-  healthCheckIntervalMillis: 1_000
-}
+/**
+ * The defaults, for code that runs a port without an environment to read (tests): `settings` read
+ * from an empty environment, so each default is written once, beside its variable.
+ */
+export const defaultSettings: Settings = Effect.runSync(
+  Effect.withConfigProvider(settings, ConfigProvider.fromMap(new Map()))
+)
 
 /** A service's port in the all-in-one process: its own variable, or the design's default. */
 export const servicePort = (variable: string, fallback: number): Config.Config<number> =>

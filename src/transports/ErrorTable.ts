@@ -12,7 +12,12 @@ export interface WireError {
   readonly graphql: string
 }
 
-export type FailureKind = DomainError["_tag"] | "ResourceExhausted" | "Unauthenticated" | "Internal"
+export type FailureKind =
+  | DomainError["_tag"]
+  | "ResourceExhausted"
+  | "Unauthenticated"
+  | "DeadlineExceeded"
+  | "Internal"
 
 /** The one mapping table: a failure's kind -> its code in each style. */
 export const errorTable: { readonly [K in FailureKind]: WireError } = {
@@ -22,6 +27,8 @@ export const errorTable: { readonly [K in FailureKind]: WireError } = {
   ResourceExhausted: { connect: Code.ResourceExhausted, grpc: 8, http: 413, graphql: "RESOURCE_EXHAUSTED" },
   Unavailable: { connect: Code.Unavailable, grpc: 14, http: 503, graphql: "UNAVAILABLE" },
   Unauthenticated: { connect: Code.Unauthenticated, grpc: 16, http: 401, graphql: "UNAUTHENTICATED" },
+  // A request that did not arrive in full in time (REQUEST_TIMEOUT_MS); HTTP 408 as node:http answers it.
+  DeadlineExceeded: { connect: Code.DeadlineExceeded, grpc: 4, http: 408, graphql: "DEADLINE_EXCEEDED" },
   Internal: { connect: Code.Internal, grpc: 13, http: 500, graphql: "INTERNAL" }
 }
 

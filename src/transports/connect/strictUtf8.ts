@@ -1,5 +1,7 @@
 import { Code, ConnectError } from "@connectrpc/connect"
-import type { RequestHandler, Response } from "../http/PortListener.js"
+import { errorTable } from "../ErrorTable.js"
+import type { RequestHandler } from "../http/PortListener.js"
+import { refuse } from "../http/Refusal.js"
 
 /**
  * JSON request messages (Connect JSON, gRPC and gRPC-Web with the JSON codec) must be UTF-8.
@@ -9,6 +11,7 @@ import type { RequestHandler, Response } from "../http/PortListener.js"
  * (A charset other than UTF-8 connect-es already refuses with 415.)
  */
 
+// Not http/Utf8Text: connect-es drops a leading BOM from JSON, as its own decoder always did.
 const fatal = new TextDecoder("utf-8", { fatal: true })
 
 const notUtf8 = "the request message is not valid UTF-8"
@@ -56,16 +59,12 @@ const rawJsonMessage = (url: string): string | undefined => {
   return undefined
 }
 
-const refuse = (response: Response) => {
-  const body = JSON.stringify({ code: "invalid_argument", message: `message: ${notUtf8}` })
-  response.writeHead(400, { "content-type": "application/json", "content-length": Buffer.byteLength(body) })
-  response.end(body)
-}
-
 export const withUtf8GetMessages = (handler: RequestHandler): RequestHandler => (request, response) => {
   if (request.method === "GET") {
     const message = rawJsonMessage(request.url ?? "/")
-    if (message !== undefined && !isUtf8QueryValue(message)) return refuse(response)
+    if (message !== undefined && !isUtf8QueryValue(message)) {
+      return refuse(request, response, { kind: errorTable.InvalidArgument, message: `message: ${notUtf8}` })
+    }
   }
   handler(request, response)
 }

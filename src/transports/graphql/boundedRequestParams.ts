@@ -6,7 +6,8 @@ import {
 } from "graphql-http"
 import type { Readable } from "node:stream"
 import { errorTable, type FailureKind } from "../ErrorTable.js"
-import { strictSearchParams, utf8Text } from "./strictText.js"
+import { utf8Text } from "../http/Utf8Text.js"
+import { strictSearchParams } from "./strictText.js"
 
 const refusal = (kind: FailureKind, statusText: string, message: string): GraphqlHttpResponse => [
   JSON.stringify({ errors: [{ message, extensions: { code: errorTable[kind].graphql } }] }),

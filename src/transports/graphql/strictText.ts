@@ -1,19 +1,8 @@
-/**
- * Text as the caller sent it, or nothing: Node's Buffer decoding and URLSearchParams turn bytes
- * that are not UTF-8 into U+FFFD, and the caller's data would be stored changed without a word.
+import { utf8Text } from "../http/Utf8Text.js"
+
+/*
+ * Query strings read strictly: URLSearchParams turns bytes that are not UTF-8 into U+FFFD.
  */
-
-// ignoreBOM keeps a leading BOM in the text, as Buffer decoding did: JSON.parse refuses it.
-const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
-
-/** The bytes as UTF-8 text, or undefined when they are not UTF-8. */
-export const utf8Text = (bytes: Uint8Array): string | undefined => {
-  try {
-    return utf8.decode(bytes)
-  } catch {
-    return undefined
-  }
-}
 
 const hexDigit = /^[0-9a-fA-F]{2}$/
 

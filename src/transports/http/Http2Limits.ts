@@ -1,6 +1,5 @@
-import { Code } from "@connectrpc/connect"
 import * as http2 from "node:http2"
-import type { WireError } from "../ErrorTable.js"
+import { errorTable } from "../ErrorTable.js"
 import type { RequestHandler } from "./PortListener.js"
 import { refuse } from "./Refusal.js"
 
@@ -10,25 +9,19 @@ import { refuse } from "./Refusal.js"
  * with every byte it dribbles or PING it sends. These give HTTP/2 the same bounds.
  */
 
-/**
- * A request that did not arrive in time. DEADLINE_EXCEEDED rather than CANCELLED (a bare
- * RST_STREAM): it says what happened, with a message, and it is a status gRPC and Connect clients
- * know they may retry, as nothing of the call ran. HTTP 408 in every non-gRPC style, as
+/*
+ * A request that did not arrive in time is answered DEADLINE_EXCEEDED rather than CANCELLED (a
+ * bare RST_STREAM): it says what happened, with a message, and it is a status gRPC and Connect
+ * clients know they may retry, as nothing of the call ran. HTTP 408 in every non-gRPC style, as
  * node:http answers HTTP/1.1, with the style's error body for clients that read a code.
  */
-const requestTimeout: WireError = {
-  connect: Code.DeadlineExceeded,
-  grpc: Code.DeadlineExceeded,
-  http: 408,
-  graphql: "DEADLINE_EXCEEDED"
-}
 
 const timedOut = (request: http2.Http2ServerRequest, response: http2.Http2ServerResponse, millis: number) => {
   const stream = request.stream
   // Once the whole request is in, the rest is the server's time, as with node:http's requestTimeout.
   if (stream.destroyed || stream.state.remoteClose) return
   if (!response.headersSent) {
-    refuse(request, response, { kind: requestTimeout, message: `the request did not arrive in full within ${millis} ms` })
+    refuse(request, response, { kind: errorTable.DeadlineExceeded, message: `the request did not arrive in full within ${millis} ms` })
   }
   // The handler is reading this request, so Node does not end the stream after the answer. CANCEL
   // rather than §8.1's NO_ERROR: Node 20 loses about one NO_ERROR reset in ten sent after an

@@ -3,28 +3,13 @@ import { Effect } from "effect"
 import { InvalidArgument } from "../../domain/Errors.js"
 import { errorTable } from "../ErrorTable.js"
 import { boundedBody } from "../http/BoundedBody.js"
+import { namesOtherCharset, utf8Text } from "../http/Utf8Text.js"
 import { HttpRejection } from "./RestCall.js"
 
 const isJsonType = (contentType: string | undefined): boolean => {
   const type = (contentType ?? "").split(";")[0]!.trim().toLowerCase()
   return type === "application/json" || (type.startsWith("application/") && type.endsWith("+json"))
 }
-
-/** The `charset` parameter of a Content-Type, lowercased and unquoted; undefined when there is none. */
-const charsetOf = (contentType: string | undefined): string | undefined => {
-  const parameter = (contentType ?? "").split(";").slice(1).map((p) => p.trim().toLowerCase())
-    .find((p) => p.startsWith("charset="))
-  return parameter?.slice("charset=".length).replace(/^"(.*)"$/, "$1").trim()
-}
-
-/** JSON is UTF-8 (RFC 8259 §8.1); `utf8` is a common misspelling that means the same. */
-const isUtf8 = (charset: string | undefined) => charset === undefined || charset === "utf-8" || charset === "utf8"
-
-/**
- * Bytes that are not UTF-8 are refused, not replaced: a lenient decoder turns each into U+FFFD,
- * and the caller's data would be stored changed without a word.
- */
-const strictUtf8 = new TextDecoder("utf-8", { fatal: true })
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
@@ -61,7 +46,7 @@ export const jsonObjectBody = Effect.gen(function*() {
       message: "the request body must be JSON (Content-Type: application/json)"
     })
   }
-  if (!isUtf8(charsetOf(request.headers["content-type"]))) {
+  if (namesOtherCharset(request.headers["content-type"])) {
     return yield* new HttpRejection({
       status: 415,
       code: 3,
@@ -80,12 +65,8 @@ export const jsonObjectBody = Effect.gen(function*() {
       BodyUnreadable: () => InvalidArgument.field("", "the request body could not be read")
     })
   )
-  let text: string
-  try {
-    text = strictUtf8.decode(bytes)
-  } catch {
-    return yield* InvalidArgument.field("", "the request body is not valid UTF-8")
-  }
+  const text = utf8Text(bytes)
+  if (text === undefined) return yield* InvalidArgument.field("", "the request body is not valid UTF-8")
   let parsed: unknown
   try {
     parsed = JSON.parse(text)

@@ -8,6 +8,7 @@ import * as RpcServer from "@effect/rpc/RpcServer"
 import { Effect } from "effect"
 import { errorTable } from "../ErrorTable.js"
 import { boundedBody } from "../http/BoundedBody.js"
+import { namesOtherCharset, utf8Text } from "../http/Utf8Text.js"
 import { errorReply } from "../rest/RestCall.js"
 
 /**
@@ -23,8 +24,6 @@ import { errorReply } from "../rest/RestCall.js"
  * unchanged; what it answers is scrubbed of defect detail on the way out.
  */
 
-const strictUtf8 = new TextDecoder("utf-8", { fatal: true })
-
 const invalid = (message: string) => errorReply(errorTable.InvalidArgument.http, errorTable.InvalidArgument.grpc, message)
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
@@ -36,20 +35,10 @@ const isHeaderList = (value: unknown) =>
   Array.isArray(value) &&
   value.every((pair) => Array.isArray(pair) && pair.length === 2 && pair.every((part) => typeof part === "string"))
 
-/** The charset a Content-Type names, if any; JSON is UTF-8 (RFC 8259 §8.1). */
-const namesOtherCharset = (contentType: string | undefined): boolean => {
-  const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(contentType ?? "")?.[1]?.toLowerCase()
-  return charset !== undefined && charset !== "utf-8" && charset !== "utf8"
-}
-
 /** What is wrong with `body` as a request frame for `tags`, or undefined when nothing is. */
 const frameProblem = (body: Buffer, tags: ReadonlySet<string>): string | undefined => {
-  let text: string
-  try {
-    text = strictUtf8.decode(body)
-  } catch {
-    return "the request body is not valid UTF-8"
-  }
+  const text = utf8Text(body)
+  if (text === undefined) return "the request body is not valid UTF-8"
   let frame: unknown
   try {
     frame = JSON.parse(text)
