@@ -7,15 +7,32 @@ import type { ServiceUrls } from "./StyleClient.js"
 
 const mainDirectory = fileURLToPath(new URL("../../../dist/main/", import.meta.url))
 
-export const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
+/** Below Linux's ephemeral range (32768–60999), where no client connection takes a local port. */
+const firstPort = 20_000
+const lastPort = 32_767
+const handedOut = new Set<number>()
+
+const bindable = (port: number): Promise<boolean> =>
+  new Promise((resolve) => {
     const server = net.createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo
-      server.close(() => resolve(port))
-    })
+    server.once("error", () => resolve(false))
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)))
   })
+
+/**
+ * A port a spawned process can listen on. Not one the kernel picks (port 0): those come from the
+ * ephemeral range, where the many client connections of tests running beside this one take their
+ * local ports, and one of them took a spawned server's port in the moment between this check and
+ * its listen. A random port below that range, not handed out before in this process, is free of both.
+ */
+export const freePort = async (): Promise<number> => {
+  for (;;) {
+    const port = firstPort + Math.floor(Math.random() * (lastPort - firstPort + 1))
+    if (handedOut.has(port)) continue
+    handedOut.add(port)
+    if (await bindable(port)) return port
+  }
+}
 
 export interface Running {
   readonly child: ChildProcess
