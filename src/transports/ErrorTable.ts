@@ -17,6 +17,8 @@ export type FailureKind =
   | "ResourceExhausted"
   | "Unauthenticated"
   | "DeadlineExceeded"
+  | "MethodNotAllowed"
+  | "UnsupportedMediaType"
   | "Internal"
 
 /** The one mapping table: a failure's kind -> its code in each style. */
@@ -29,6 +31,10 @@ export const errorTable: { readonly [K in FailureKind]: WireError } = {
   Unauthenticated: { connect: Code.Unauthenticated, grpc: 16, http: 401, graphql: "UNAUTHENTICATED" },
   // A request that did not arrive in full in time (REQUEST_TIMEOUT_MS); HTTP 408 as node:http answers it.
   DeadlineExceeded: { connect: Code.DeadlineExceeded, grpc: 4, http: 408, graphql: "DEADLINE_EXCEEDED" },
+  // A path that exists, asked with a method it does not take (the answer carries `Allow`).
+  MethodNotAllowed: { connect: Code.Unimplemented, grpc: 12, http: 405, graphql: "METHOD_NOT_ALLOWED" },
+  // A body that is not JSON in UTF-8 where JSON is required; the body is not read.
+  UnsupportedMediaType: { connect: Code.InvalidArgument, grpc: 3, http: 415, graphql: "UNSUPPORTED_MEDIA_TYPE" },
   Internal: { connect: Code.Internal, grpc: 13, http: 500, graphql: "INTERNAL" }
 }
 
