@@ -1,4 +1,4 @@
-import { Function, Option, Schema } from "effect"
+import { Schema } from "effect"
 import { createHash } from "node:crypto"
 import { LicenseId, OrgId, ProfileId, WorkflowId } from "./Ids.js"
 import { endsAfterStart } from "./License.js"
@@ -8,31 +8,29 @@ import { Timestamp } from "./Timestamp.js"
 /**
  * Proto3 cannot tell an empty string or message from an absent one, and JSON and GraphQL clients
  * send `null` for "not given": in every style, a workflow id that is empty, null or left out
- * means none was given (the service generates one). The one place that rule is written.
- *
- * Any value passes the first step and the value that is not "absent" is then decoded by `schema`
- * itself, so a wrong value is reported by `schema` alone (a union with null would add a second,
- * confusing "Expected null" to every message). The encoded type is therefore exactly `I | null`.
+ * means none was given (the service generates one). `OnboardingRequest.workflowId` is the one
+ * place that reads it. (Written as values the request may hold rather than as a decoding step
+ * that drops them: a step on the request's fields would run only after every other field had
+ * passed, and so hide this field's error whenever another field had one.)
  */
-const absentWhen = <A, I>(schema: Schema.Schema<A, I>, isAbsent: (value: I | null) => boolean) =>
-  Schema.optionalToOptional(Schema.Unknown as Schema.Schema<I | null>, schema, {
-    decode: Option.filter((value): value is I => !isAbsent(value)),
-    encode: Function.identity
-  })
+const GivenWorkflowId = Schema.Union(WorkflowId, Schema.Literal(""), Schema.Null).annotations({
+  message: () => ({ message: "must be a UUID (8-4-4-4-12 hex digits)", override: true })
+})
 
-const WorkflowOptions = Schema.Struct({
-  workflowId: absentWhen(WorkflowId, (id) => id === null || id === "")
+const WorkflowOptions = Schema.Struct({ workflowId: Schema.optionalWith(GivenWorkflowId, { exact: true }) }).annotations({
+  identifier: "WorkflowOptions"
 })
 
 /** The request mirrors the wire nesting so that error paths read like the request (`org.name`). */
 export class OnboardingRequest extends Schema.Class<OnboardingRequest>("OnboardingRequest")({
-  workflowOptions: absentWhen(WorkflowOptions, (options) => options === null),
+  workflowOptions: Schema.optionalWith(Schema.NullOr(WorkflowOptions), { exact: true }),
   license: Schema.Struct({ start: Timestamp, end: Timestamp }).pipe(endsAfterStart("license.start")),
   org: Schema.Struct({ name: Name }),
   profile: Schema.Struct({ fullName: Name })
 }) {
+  /** The caller's idempotency key, if one was given. */
   get workflowId(): WorkflowId | undefined {
-    return this.workflowOptions?.workflowId
+    return this.workflowOptions?.workflowId || undefined
   }
 
   /**

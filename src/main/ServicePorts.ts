@@ -1,12 +1,10 @@
 import type { Rpc } from "@effect/rpc"
 import type { SqlClient } from "@effect/sql"
 import type { Layer } from "effect"
-import {
-  LicenseRpcHandlers,
-  OrgRpcHandlers,
-  ProfileRpcHandlers,
-  WorkflowRpcHandlers
-} from "../transports/rpc/rpcHandlers.js"
+import { LicenseOperationsLive } from "../operations/LicenseOperations.js"
+import { OrgOperationsLive } from "../operations/OrgOperations.js"
+import { ProfileOperationsLive } from "../operations/ProfileOperations.js"
+import { WorkflowOperationsLive } from "../operations/WorkflowOperations.js"
 import { licenseApi, orgApi, profileApi, type ServiceApi, workflowApi } from "../transports/ServiceApis.js"
 import { Licenses } from "../services/Licenses.js"
 import { Onboarding } from "../services/Onboarding.js"
@@ -14,11 +12,13 @@ import { Orgs } from "../services/Orgs.js"
 import { Profiles } from "../services/Profiles.js"
 
 /** A service as a process sees it: what it serves, what it needs, where it listens by default. */
-export interface ServicePort<R, Rpcs extends Rpc.Any> {
+export interface ServicePort<S, Rpcs extends Rpc.Any> {
   readonly name: string
-  readonly api: ServiceApi<R, Rpcs>
-  readonly services: Layer.Layer<R, never, SqlClient.SqlClient>
-  readonly rpcHandlers: Layer.Layer<Rpc.ToHandler<Rpcs>, never, R>
+  readonly api: ServiceApi<Rpc.ToHandler<Rpcs> | S, Rpcs>
+  /** The services behind the operations, over the database. */
+  readonly services: Layer.Layer<S, never, SqlClient.SqlClient>
+  /** The operations' handlers (the operations table's layer), over the services. */
+  readonly rpcHandlers: Layer.Layer<Rpc.ToHandler<Rpcs>, never, S>
   readonly defaultPort: number
   readonly portVariable: string
 }
@@ -27,7 +27,7 @@ export const org = {
   name: "org",
   api: orgApi,
   services: Orgs.Default,
-  rpcHandlers: OrgRpcHandlers,
+  rpcHandlers: OrgOperationsLive,
   defaultPort: 9090,
   portVariable: "ORG_PORT"
 }
@@ -36,7 +36,7 @@ export const profile = {
   name: "profile",
   api: profileApi,
   services: Profiles.Default,
-  rpcHandlers: ProfileRpcHandlers,
+  rpcHandlers: ProfileOperationsLive,
   defaultPort: 9091,
   portVariable: "PROFILE_PORT"
 }
@@ -45,7 +45,7 @@ export const license = {
   name: "license",
   api: licenseApi,
   services: Licenses.Default,
-  rpcHandlers: LicenseRpcHandlers,
+  rpcHandlers: LicenseOperationsLive,
   defaultPort: 9092,
   portVariable: "LICENSE_PORT"
 }
@@ -55,7 +55,7 @@ export const workflow = {
   name: "workflow",
   api: workflowApi,
   services: Onboarding.Default,
-  rpcHandlers: WorkflowRpcHandlers,
+  rpcHandlers: WorkflowOperationsLive,
   defaultPort: 8081,
   portVariable: "WORKFLOW_PORT"
 }

@@ -5,25 +5,31 @@ import { AlreadyExists, InvalidArgument, NotFound, Unavailable } from "../domain
 import { LicenseId } from "../domain/Ids.js"
 import { License } from "../domain/License.js"
 import { Licenses } from "../services/Licenses.js"
+import { validated, wireShape } from "./Operation.js"
+
+const LicenseRef = Schema.Struct({ id: LicenseId })
 
 /** The license service's operations, declared once for every style (see OrgOperations). */
 export class LicenseOperations extends RpcGroup.make(
   Rpc.make("CreateLicense", {
-    payload: License,
+    payload: wireShape(License),
     success: License,
     error: Schema.Union(InvalidArgument, AlreadyExists, Unavailable)
   }),
   Rpc.make("GetLicense", {
-    payload: { id: LicenseId },
+    payload: wireShape(LicenseRef),
     success: License,
     error: Schema.Union(InvalidArgument, NotFound, Unavailable)
   })
 ) {}
 
+/** What a style adapter needs in its context to run these operations. */
+export type LicenseHandlers = Rpc.ToHandler<RpcGroup.Rpcs<typeof LicenseOperations>>
+
 export const LicenseOperationsLive = LicenseOperations.toLayer(Effect.gen(function*() {
   const licenses = yield* Licenses
   return {
-    CreateLicense: (license) => licenses.create(license),
-    GetLicense: ({ id }) => licenses.get(id)
+    CreateLicense: validated(License, licenses.create),
+    GetLicense: validated(LicenseRef, ({ id }) => licenses.get(id))
   }
 }))

@@ -1,7 +1,7 @@
 import * as Headers from "@effect/platform/Headers"
 import type * as Rpc from "@effect/rpc/Rpc"
 import type * as RpcGroup from "@effect/rpc/RpcGroup"
-import { Effect, type Schema } from "effect"
+import { Effect, Schema } from "effect"
 import type { InvalidArgument } from "../domain/Errors.js"
 import { validate } from "../domain/Validation.js"
 
@@ -15,11 +15,27 @@ export type Operation<Rpcs extends Rpc.Any, Tag extends Rpcs["_tag"]> = (
 >
 
 /**
+ * An operation's payload is the wire shape of its domain request (`Schema.encodedSchema`): every
+ * style and @effect/rpc's server check that much, so a value of the wrong type is refused as an
+ * InvalidArgument before any handler runs; the handler then holds it to the domain's rules with
+ * `validated`. (A payload schema claiming the domain type would make @effect/rpc's typed client
+ * check the rules before sending, and its server answer a broken rule as a defect, not a failure.)
+ */
+export const wireShape = <A, I>(domain: Schema.Schema<A, I>): Schema.Schema<I> => Schema.encodedSchema(domain)
+
+/** A handler that takes the wire shape, decodes it with the domain's schema, then does `run`. */
+export const validated = <A, I, B, E, R>(domain: Schema.Schema<A, I>, run: (value: A) => Effect.Effect<B, E, R>) => {
+  const decode = validate(domain)
+  return (payload: I): Effect.Effect<B, E | InvalidArgument, R> => Effect.flatMap(decode(payload), run)
+}
+
+/**
  * Calls operation `tag` of a service's table the way @effect/rpc's server does, so that every
- * style runs the same handler: the input is decoded by the operation's payload schema (each broken
- * rule an InvalidArgument naming its field), then handed to the handler that the table's layer
- * (`Operations.toLayer`) put in the context. A style adapter only maps its wire form to the
- * payload's encoded shape and the result back.
+ * style runs the same handler: the one that the table's layer (`Operations.toLayer`) put in the
+ * context. The input goes to the handler as the wire gave it: each handler decodes its payload
+ * with the domain's schema (`validated`), which checks the wire shape too and reports every
+ * broken rule at once, each naming its field. A style adapter only maps its wire form to the
+ * payload's encoded shape, and the result back.
  */
 export const operation = <Rpcs extends Rpc.Any, const Tag extends Rpcs["_tag"]>(
   group: RpcGroup.RpcGroup<Rpcs>,
@@ -27,13 +43,11 @@ export const operation = <Rpcs extends Rpc.Any, const Tag extends Rpcs["_tag"]>(
 ): Operation<Rpcs, Tag> => {
   const rpc = group.requests.get(tag) as Rpc.AnyWithProps | undefined
   if (rpc === undefined) throw new Error(`no operation ${tag} in this table`)
-  const decode = validate(rpc.payloadSchema as Schema.Schema<unknown, unknown, never>)
   // Handlers of unary operations return an Effect; none of ours streams.
   const call = { clientId: -1, headers: Headers.empty }
   return (input) =>
-    Effect.flatMap(decode(input), (payload) =>
-      Effect.contextWithEffect((context) => {
-        const entry = context.unsafeMap.get(rpc.key) as Rpc.Handler<Tag>
-        return Effect.provide(entry.handler(payload, call) as Effect.Effect<never>, entry.context)
-      })) as ReturnType<Operation<Rpcs, Tag>>
+    Effect.contextWithEffect((context) => {
+      const entry = context.unsafeMap.get(rpc.key) as Rpc.Handler<Tag>
+      return Effect.provide(entry.handler(input, call) as Effect.Effect<never>, entry.context)
+    }) as ReturnType<Operation<Rpcs, Tag>>
 }

@@ -5,6 +5,9 @@ import { AlreadyExists, InvalidArgument, NotFound, Unavailable } from "../domain
 import { OrgId } from "../domain/Ids.js"
 import { Org } from "../domain/Org.js"
 import { Orgs } from "../services/Orgs.js"
+import { validated, wireShape } from "./Operation.js"
+
+const OrgRef = Schema.Struct({ id: OrgId })
 
 /**
  * The org service's operations, declared once: each style (Connect and gRPC, REST, GraphQL,
@@ -12,21 +15,24 @@ import { Orgs } from "../services/Orgs.js"
  */
 export class OrgOperations extends RpcGroup.make(
   Rpc.make("CreateOrg", {
-    payload: Org,
+    payload: wireShape(Org),
     success: Org,
     error: Schema.Union(InvalidArgument, AlreadyExists, Unavailable)
   }),
   Rpc.make("GetOrg", {
-    payload: { id: OrgId },
+    payload: wireShape(OrgRef),
     success: Org,
     error: Schema.Union(InvalidArgument, NotFound, Unavailable)
   })
 ) {}
 
+/** What a style adapter needs in its context to run these operations. */
+export type OrgHandlers = Rpc.ToHandler<RpcGroup.Rpcs<typeof OrgOperations>>
+
 export const OrgOperationsLive = OrgOperations.toLayer(Effect.gen(function*() {
   const orgs = yield* Orgs
   return {
-    CreateOrg: (org) => orgs.create(org),
-    GetOrg: ({ id }) => orgs.get(id)
+    CreateOrg: validated(Org, orgs.create),
+    GetOrg: validated(OrgRef, ({ id }) => orgs.get(id))
   }
 }))

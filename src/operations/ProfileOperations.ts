@@ -5,25 +5,31 @@ import { AlreadyExists, InvalidArgument, NotFound, Unavailable } from "../domain
 import { ProfileId } from "../domain/Ids.js"
 import { Profile } from "../domain/Profile.js"
 import { Profiles } from "../services/Profiles.js"
+import { validated, wireShape } from "./Operation.js"
+
+const ProfileRef = Schema.Struct({ id: ProfileId })
 
 /** The profile service's operations, declared once for every style (see OrgOperations). */
 export class ProfileOperations extends RpcGroup.make(
   Rpc.make("CreateProfile", {
-    payload: Profile,
+    payload: wireShape(Profile),
     success: Profile,
     error: Schema.Union(InvalidArgument, AlreadyExists, Unavailable)
   }),
   Rpc.make("GetProfile", {
-    payload: { id: ProfileId },
+    payload: wireShape(ProfileRef),
     success: Profile,
     error: Schema.Union(InvalidArgument, NotFound, Unavailable)
   })
 ) {}
 
+/** What a style adapter needs in its context to run these operations. */
+export type ProfileHandlers = Rpc.ToHandler<RpcGroup.Rpcs<typeof ProfileOperations>>
+
 export const ProfileOperationsLive = ProfileOperations.toLayer(Effect.gen(function*() {
   const profiles = yield* Profiles
   return {
-    CreateProfile: (profile) => profiles.create(profile),
-    GetProfile: ({ id }) => profiles.get(id)
+    CreateProfile: validated(Profile, profiles.create),
+    GetProfile: validated(ProfileRef, ({ id }) => profiles.get(id))
   }
 }))

@@ -5,25 +5,31 @@ import { AlreadyExists, InvalidArgument, NotFound, Unavailable } from "../domain
 import { WorkflowId } from "../domain/Ids.js"
 import { OnboardingRequest, OnboardingResult, OnboardingRun } from "../domain/Onboarding.js"
 import { Onboarding } from "../services/Onboarding.js"
+import { validated, wireShape } from "./Operation.js"
+
+const RunRef = Schema.Struct({ workflowId: WorkflowId })
 
 /** The onboarding workflow's operations, declared once for every style (see OrgOperations). */
 export class WorkflowOperations extends RpcGroup.make(
   Rpc.make("CreateOnboardingWorkflow", {
-    payload: OnboardingRequest,
+    payload: wireShape(OnboardingRequest),
     success: OnboardingResult,
     error: Schema.Union(InvalidArgument, AlreadyExists, Unavailable)
   }),
   Rpc.make("GetOnboardingWorkflow", {
-    payload: { workflowId: WorkflowId },
+    payload: wireShape(RunRef),
     success: OnboardingRun,
     error: Schema.Union(InvalidArgument, NotFound, Unavailable)
   })
 ) {}
 
+/** What a style adapter needs in its context to run these operations. */
+export type WorkflowHandlers = Rpc.ToHandler<RpcGroup.Rpcs<typeof WorkflowOperations>>
+
 export const WorkflowOperationsLive = WorkflowOperations.toLayer(Effect.gen(function*() {
   const onboarding = yield* Onboarding
   return {
-    CreateOnboardingWorkflow: (request) => onboarding.create(request),
-    GetOnboardingWorkflow: ({ workflowId }) => onboarding.getRun(workflowId)
+    CreateOnboardingWorkflow: validated(OnboardingRequest, onboarding.create),
+    GetOnboardingWorkflow: validated(RunRef, ({ workflowId }) => onboarding.getRun(workflowId))
   }
 }))

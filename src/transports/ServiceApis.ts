@@ -6,10 +6,10 @@ import { LicenseService } from "../gen/license/v1beta1/license_pb.js"
 import { OrgService } from "../gen/org/v1beta1/org_pb.js"
 import { ProfileService } from "../gen/profile/v1beta1/profile_pb.js"
 import { WorkflowService } from "../gen/workflow/v1beta1/workflow_pb.js"
-import type { Licenses } from "../services/Licenses.js"
-import type { Onboarding } from "../services/Onboarding.js"
-import type { Orgs } from "../services/Orgs.js"
-import type { Profiles } from "../services/Profiles.js"
+import { type LicenseHandlers, LicenseOperations } from "../operations/LicenseOperations.js"
+import { type OrgHandlers, OrgOperations } from "../operations/OrgOperations.js"
+import { type ProfileHandlers, ProfileOperations } from "../operations/ProfileOperations.js"
+import { type WorkflowHandlers, WorkflowOperations } from "../operations/WorkflowOperations.js"
 import type { EffectCall } from "./connect/EffectCall.js"
 import { licenseService } from "./connect/licenseService.js"
 import { orgService } from "./connect/orgService.js"
@@ -23,10 +23,6 @@ import {
   workflowGraphql
 } from "./graphql/graphqlApis.js"
 import { licenseRoutes, orgRoutes, profileRoutes, workflowRoutes } from "./rest/restRoutes.js"
-import { LicenseRpcs } from "./rpc/LicenseRpcs.js"
-import { OrgRpcs } from "./rpc/OrgRpcs.js"
-import { ProfileRpcs } from "./rpc/ProfileRpcs.js"
-import { WorkflowRpcs } from "./rpc/WorkflowRpcs.js"
 
 /** One service's Connect/gRPC surface: its descriptor and how to register its handlers. */
 export interface ConnectApi<R> {
@@ -42,32 +38,32 @@ export interface ServiceApi<R, Rpcs extends Rpc.Any> {
   readonly rpcs: RpcGroup.RpcGroup<Rpcs>
 }
 
-const orgConnect: ConnectApi<Orgs> = {
+const orgConnect: ConnectApi<OrgHandlers> = {
   service: OrgService,
   register: (router, call) => router.service(OrgService, orgService(call))
 }
 
-const profileConnect: ConnectApi<Profiles> = {
+const profileConnect: ConnectApi<ProfileHandlers> = {
   service: ProfileService,
   register: (router, call) => router.service(ProfileService, profileService(call))
 }
 
-const licenseConnect: ConnectApi<Licenses> = {
+const licenseConnect: ConnectApi<LicenseHandlers> = {
   service: LicenseService,
   register: (router, call) => router.service(LicenseService, licenseService(call))
 }
 
-const workflowConnect: ConnectApi<Onboarding> = {
+const workflowConnect: ConnectApi<WorkflowHandlers> = {
   service: WorkflowService,
   register: (router, call) => router.service(WorkflowService, workflowService(call))
 }
 
-export const orgApi = { connect: orgConnect, graphql: orgGraphql, rest: orgRoutes, rpcs: OrgRpcs }
-export const profileApi = { connect: profileConnect, graphql: profileGraphql, rest: profileRoutes, rpcs: ProfileRpcs }
-export const licenseApi = { connect: licenseConnect, graphql: licenseGraphql, rest: licenseRoutes, rpcs: LicenseRpcs }
+export const orgApi = { connect: orgConnect, graphql: orgGraphql, rest: orgRoutes, rpcs: OrgOperations }
+export const profileApi = { connect: profileConnect, graphql: profileGraphql, rest: profileRoutes, rpcs: ProfileOperations }
+export const licenseApi = { connect: licenseConnect, graphql: licenseGraphql, rest: licenseRoutes, rpcs: LicenseOperations }
 export const workflowApi = {
   connect: workflowConnect,
   graphql: workflowGraphql,
   rest: workflowRoutes,
-  rpcs: WorkflowRpcs
+  rpcs: WorkflowOperations
 }

@@ -3,10 +3,10 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import { CreateOrgRequestSchema } from "../../src/gen/org/v1beta1/org_pb.js"
-import { LicenseRpcs } from "../../src/transports/rpc/LicenseRpcs.js"
-import { OrgRpcs } from "../../src/transports/rpc/OrgRpcs.js"
-import { ProfileRpcs } from "../../src/transports/rpc/ProfileRpcs.js"
-import { WorkflowRpcs } from "../../src/transports/rpc/WorkflowRpcs.js"
+import { LicenseOperations } from "../../src/operations/LicenseOperations.js"
+import { OrgOperations } from "../../src/operations/OrgOperations.js"
+import { ProfileOperations } from "../../src/operations/ProfileOperations.js"
+import { WorkflowOperations } from "../../src/operations/WorkflowOperations.js"
 import { Services } from "../e2e/support/Servers.js"
 import type { ServiceUrls } from "../e2e/support/StyleClient.js"
 import { inProcessServers } from "../support/InProcessServers.js"
@@ -164,7 +164,7 @@ const operations: Record<OperationName, Operation> = {
     port: "org",
     method: "org.v1beta1.OrgService/CreateOrg",
     client: "createOrg",
-    rpc: { group: OrgRpcs, tag: "CreateOrg" },
+    rpc: { group: OrgOperations, tag: "CreateOrg" },
     rest: (json) => ({ method: "PUT", path: `/orgs/${String(json["id"])}`, body: withoutId(json) }),
     graphql: {
       field: "createOrg",
@@ -176,7 +176,7 @@ const operations: Record<OperationName, Operation> = {
     port: "org",
     method: "org.v1beta1.OrgService/GetOrg",
     client: "getOrg",
-    rpc: { group: OrgRpcs, tag: "GetOrg" },
+    rpc: { group: OrgOperations, tag: "GetOrg" },
     rest: (json) => ({ method: "GET", path: `/orgs/${String(json["id"])}` }),
     graphql: {
       field: "org",
@@ -188,7 +188,7 @@ const operations: Record<OperationName, Operation> = {
     port: "profile",
     method: "profile.v1beta1.ProfileService/CreateProfile",
     client: "createProfile",
-    rpc: { group: ProfileRpcs, tag: "CreateProfile" },
+    rpc: { group: ProfileOperations, tag: "CreateProfile" },
     rest: (json) => ({ method: "POST", path: `/profiles/${String(json["id"])}`, body: withoutId(json) }),
     graphql: {
       field: "createProfile",
@@ -200,7 +200,7 @@ const operations: Record<OperationName, Operation> = {
     port: "profile",
     method: "profile.v1beta1.ProfileService/GetProfile",
     client: "getProfile",
-    rpc: { group: ProfileRpcs, tag: "GetProfile" },
+    rpc: { group: ProfileOperations, tag: "GetProfile" },
     rest: (json) => ({ method: "GET", path: `/profiles/${String(json["id"])}` }),
     graphql: {
       field: "profile",
@@ -212,7 +212,7 @@ const operations: Record<OperationName, Operation> = {
     port: "license",
     method: "license.v1beta1.LicenseService/CreateLicense",
     client: "createLicense",
-    rpc: { group: LicenseRpcs, tag: "CreateLicense" },
+    rpc: { group: LicenseOperations, tag: "CreateLicense" },
     rest: (json) => ({ method: "PUT", path: `/licenses/${String(json["id"])}`, body: withoutId(json) }),
     graphql: {
       field: "createLicense",
@@ -224,7 +224,7 @@ const operations: Record<OperationName, Operation> = {
     port: "license",
     method: "license.v1beta1.LicenseService/GetLicense",
     client: "getLicense",
-    rpc: { group: LicenseRpcs, tag: "GetLicense" },
+    rpc: { group: LicenseOperations, tag: "GetLicense" },
     rest: (json) => ({ method: "GET", path: `/licenses/${String(json["id"])}` }),
     graphql: {
       field: "license",
@@ -236,7 +236,7 @@ const operations: Record<OperationName, Operation> = {
     port: "workflow",
     method: "workflow.v1beta1.WorkflowService/CreateOnboardingWorkflow",
     client: "createOnboardingWorkflow",
-    rpc: { group: WorkflowRpcs, tag: "CreateOnboardingWorkflow" },
+    rpc: { group: WorkflowOperations, tag: "CreateOnboardingWorkflow" },
     rest: (json) => ({ method: "POST", path: "/workflow/workflows/onboarding", body: json }),
     graphql: {
       field: "createOnboardingWorkflow",
@@ -249,7 +249,7 @@ const operations: Record<OperationName, Operation> = {
     port: "workflow",
     method: "workflow.v1beta1.WorkflowService/GetOnboardingWorkflow",
     client: "getOnboardingWorkflow",
-    rpc: { group: WorkflowRpcs, tag: "GetOnboardingWorkflow" },
+    rpc: { group: WorkflowOperations, tag: "GetOnboardingWorkflow" },
     rest: (json) => ({ method: "GET", path: `/workflow/workflows/onboarding/${String(json["workflowId"])}` }),
     graphql: {
       field: "onboardingWorkflow",
@@ -1682,7 +1682,7 @@ describe(`bad input, every style (${testDatabaseKind})`, () => {
       accepted("workflow", (urls) =>
         rpcTyped(
           urls.workflow,
-          Effect.flatMap(RpcClient.make(WorkflowRpcs), (client) => {
+          Effect.flatMap(RpcClient.make(WorkflowOperations), (client) => {
             type Payload = Parameters<typeof client.CreateOnboardingWorkflow>[0]
             return client.CreateOnboardingWorkflow({ ...workflow(), nickname: "extra" } as Payload)
           })

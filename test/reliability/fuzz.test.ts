@@ -4,10 +4,10 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Effect, FastCheck as fc, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { Name } from "../../src/domain/Name.js"
-import { LicenseRpcs } from "../../src/transports/rpc/LicenseRpcs.js"
-import { OrgRpcs } from "../../src/transports/rpc/OrgRpcs.js"
-import { ProfileRpcs } from "../../src/transports/rpc/ProfileRpcs.js"
-import { WorkflowRpcs } from "../../src/transports/rpc/WorkflowRpcs.js"
+import { LicenseOperations } from "../../src/operations/LicenseOperations.js"
+import { OrgOperations } from "../../src/operations/OrgOperations.js"
+import { ProfileOperations } from "../../src/operations/ProfileOperations.js"
+import { WorkflowOperations } from "../../src/operations/WorkflowOperations.js"
 import { Services } from "../e2e/support/Servers.js"
 import type { ServiceUrls } from "../e2e/support/StyleClient.js"
 import { inProcessServers } from "../support/InProcessServers.js"
@@ -838,15 +838,15 @@ describe(`fuzzing every style (${testDatabaseKind})`, () => {
           const answer = yield* Effect.promise(() => {
             switch (port) {
               case "org":
-                return rpcTyped(urls.org, Effect.flatMap(RpcClient.make(OrgRpcs), (c) => c.GetOrg({ id })))
+                return rpcTyped(urls.org, Effect.flatMap(RpcClient.make(OrgOperations), (c) => c.GetOrg({ id })))
               case "profile":
-                return rpcTyped(urls.profile, Effect.flatMap(RpcClient.make(ProfileRpcs), (c) => c.GetProfile({ id })))
+                return rpcTyped(urls.profile, Effect.flatMap(RpcClient.make(ProfileOperations), (c) => c.GetProfile({ id })))
               case "license":
-                return rpcTyped(urls.license, Effect.flatMap(RpcClient.make(LicenseRpcs), (c) => c.GetLicense({ id })))
+                return rpcTyped(urls.license, Effect.flatMap(RpcClient.make(LicenseOperations), (c) => c.GetLicense({ id })))
               case "workflow":
                 return rpcTyped(
                   urls.workflow,
-                  Effect.flatMap(RpcClient.make(WorkflowRpcs), (c) => c.GetOnboardingWorkflow({ workflowId: id }))
+                  Effect.flatMap(RpcClient.make(WorkflowOperations), (c) => c.GetOnboardingWorkflow({ workflowId: id }))
                 )
             }
           })
@@ -935,10 +935,10 @@ describe(`fuzzing every style (${testDatabaseKind})`, () => {
           return sendJson(style, urls, kind, value)
         case "Effect RPC":
           return kind === "org"
-            ? rpcTyped(urls.org, Effect.flatMap(RpcClient.make(OrgRpcs), (c) => c.CreateOrg(value as OrgPayload)))
+            ? rpcTyped(urls.org, Effect.flatMap(RpcClient.make(OrgOperations), (c) => c.CreateOrg(value as OrgPayload)))
             : rpcTyped(
               urls.profile,
-              Effect.flatMap(RpcClient.make(ProfileRpcs), (c) => c.CreateProfile(value as ProfilePayload))
+              Effect.flatMap(RpcClient.make(ProfileOperations), (c) => c.CreateProfile(value as ProfilePayload))
             )
         case "gRPC (@grpc/grpc-js)":
           return grpcJsCall(urls[kind], methods[kind].create, { message: value })
@@ -962,8 +962,8 @@ describe(`fuzzing every style (${testDatabaseKind})`, () => {
         }
         case "Effect RPC": {
           const answer = kind === "org"
-            ? await rpcTyped(urls.org, Effect.flatMap(RpcClient.make(OrgRpcs), (c) => c.GetOrg({ id })))
-            : await rpcTyped(urls.profile, Effect.flatMap(RpcClient.make(ProfileRpcs), (c) => c.GetProfile({ id })))
+            ? await rpcTyped(urls.org, Effect.flatMap(RpcClient.make(OrgOperations), (c) => c.GetOrg({ id })))
+            : await rpcTyped(urls.profile, Effect.flatMap(RpcClient.make(ProfileOperations), (c) => c.GetProfile({ id })))
           return (answer.body as any)?.[field]
         }
         case "gRPC (@grpc/grpc-js)":

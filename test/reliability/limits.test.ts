@@ -9,7 +9,7 @@ import * as http2 from "node:http2"
 import * as net from "node:net"
 import { OrgService } from "../../src/gen/org/v1beta1/org_pb.js"
 import { listen } from "../../src/transports/http/PortListener.js"
-import { OrgRpcs } from "../../src/transports/rpc/OrgRpcs.js"
+import { OrgOperations } from "../../src/operations/OrgOperations.js"
 import { rpcProtocol } from "../../src/transports/rpc/RpcClients.js"
 import { Services } from "../e2e/support/Servers.js"
 import { inProcessServers } from "../support/InProcessServers.js"
@@ -338,7 +338,7 @@ describe(`request body cap (MAX_BODY_BYTES = ${maxBody}; ${testDatabaseKind})`, 
         const call = (id: string, name: string) =>
           Effect.promise(() =>
             Effect.runPromiseExit(
-              Effect.flatMap(RpcClient.make(OrgRpcs), (client) => client.CreateOrg({ id, name })).pipe(
+              Effect.flatMap(RpcClient.make(OrgOperations), (client) => client.CreateOrg({ id, name })).pipe(
                 Effect.scoped,
                 Effect.provide(rpcProtocol(`${urls.org}/rpc`))
               ) as Effect.Effect<unknown, unknown>

@@ -8,7 +8,7 @@ import { Licenses } from "../../src/services/Licenses.js"
 import { Onboarding } from "../../src/services/Onboarding.js"
 import { Orgs } from "../../src/services/Orgs.js"
 import { Profiles } from "../../src/services/Profiles.js"
-import { OrgRpcs } from "../../src/transports/rpc/OrgRpcs.js"
+import { OrgOperations } from "../../src/operations/OrgOperations.js"
 import { rpcProtocol } from "../../src/transports/rpc/RpcClients.js"
 import { Services } from "../e2e/support/Servers.js"
 import { inProcessServers } from "../support/InProcessServers.js"
@@ -103,7 +103,7 @@ describe(`/rpc frames (${testDatabaseKind})`, () => {
       Effect.gen(function*() {
         const urls = yield* Services
         // The org group's client pointed at the profile port: its CreateOrg is not served there.
-        const exit = yield* Effect.flatMap(RpcClient.make(OrgRpcs), (client) => client.CreateOrg(org())).pipe(
+        const exit = yield* Effect.flatMap(RpcClient.make(OrgOperations), (client) => client.CreateOrg(org())).pipe(
           Effect.scoped,
           Effect.provide(rpcProtocol(`${urls.profile}/rpc`)),
           Effect.exit
@@ -124,7 +124,7 @@ describe(`/rpc frames (${testDatabaseKind})`, () => {
         const urls = yield* Services
         for (const [, body] of malformed) yield* Effect.promise(() => postRpc(urls.org, body))
         const created = org()
-        const stored = yield* Effect.flatMap(RpcClient.make(OrgRpcs), (client) => client.CreateOrg(created)).pipe(
+        const stored = yield* Effect.flatMap(RpcClient.make(OrgOperations), (client) => client.CreateOrg(created)).pipe(
           Effect.scoped,
           Effect.provide(rpcProtocol(`${urls.org}/rpc`))
         )

@@ -4,9 +4,9 @@ import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import { CreateOrgRequestSchema } from "../../src/gen/org/v1beta1/org_pb.js"
 import { CreateProfileRequestSchema } from "../../src/gen/profile/v1beta1/profile_pb.js"
-import { OrgRpcs } from "../../src/transports/rpc/OrgRpcs.js"
-import { ProfileRpcs } from "../../src/transports/rpc/ProfileRpcs.js"
-import { WorkflowRpcs } from "../../src/transports/rpc/WorkflowRpcs.js"
+import { OrgOperations } from "../../src/operations/OrgOperations.js"
+import { ProfileOperations } from "../../src/operations/ProfileOperations.js"
+import { WorkflowOperations } from "../../src/operations/WorkflowOperations.js"
 import { Services } from "../e2e/support/Servers.js"
 import type { ServiceUrls } from "../e2e/support/StyleClient.js"
 import { inProcessServers } from "../support/InProcessServers.js"
@@ -270,7 +270,7 @@ describe(`strict text (${testDatabaseKind})`, () => {
         it.effect("Effect RPC (typed client)", () =>
           refused(
             "profile",
-            (urls) => rpcTyped(urls.profile, Effect.flatMap(RpcClient.make(ProfileRpcs), (c) => c.CreateProfile(profile()))),
+            (urls) => rpcTyped(urls.profile, Effect.flatMap(RpcClient.make(ProfileOperations), (c) => c.CreateProfile(profile()))),
             { code: "InvalidArgument", message: `fullName: ${rule}` }
           ))
         it.effect("Effect RPC (typed client), a workflow", () =>
@@ -279,7 +279,7 @@ describe(`strict text (${testDatabaseKind})`, () => {
             (urls) =>
               rpcTyped(
                 urls.workflow,
-                Effect.flatMap(RpcClient.make(WorkflowRpcs), (c) =>
+                Effect.flatMap(RpcClient.make(WorkflowOperations), (c) =>
                   c.CreateOnboardingWorkflow({
                     license: { start: "2023-11-16T12:00:00Z", end: "2024-11-16T12:00:00Z" },
                     org: { name },
@@ -297,7 +297,7 @@ describe(`strict text (${testDatabaseKind})`, () => {
         for (const name of ["مرحبا\u200f بالعالم", "👩\u200d👩\u200d👧", "e\u0301clair", "Acme\u00a0Corp"]) {
           const created = { id: randomUUID(), name }
           const written = yield* Effect.promise(() =>
-            rpcTyped(urls.org, Effect.flatMap(RpcClient.make(OrgRpcs), (c) => c.CreateOrg(created)))
+            rpcTyped(urls.org, Effect.flatMap(RpcClient.make(OrgOperations), (c) => c.CreateOrg(created)))
           )
           expect(written.code).toBe("ok")
           const read = yield* Effect.promise(() => connectPost(urls.org, getOrg, JSON.stringify({ id: created.id })))

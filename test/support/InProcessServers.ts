@@ -6,12 +6,10 @@ import { Licenses } from "../../src/services/Licenses.js"
 import { Onboarding } from "../../src/services/Onboarding.js"
 import { Orgs } from "../../src/services/Orgs.js"
 import { Profiles } from "../../src/services/Profiles.js"
-import {
-  LicenseRpcHandlers,
-  OrgRpcHandlers,
-  ProfileRpcHandlers,
-  WorkflowRpcHandlers
-} from "../../src/transports/rpc/rpcHandlers.js"
+import { LicenseOperationsLive } from "../../src/operations/LicenseOperations.js"
+import { OrgOperationsLive } from "../../src/operations/OrgOperations.js"
+import { ProfileOperationsLive } from "../../src/operations/ProfileOperations.js"
+import { WorkflowOperationsLive } from "../../src/operations/WorkflowOperations.js"
 import { Services } from "../e2e/support/Servers.js"
 import { TestDatabase } from "./TestDatabase.js"
 
@@ -46,7 +44,7 @@ export const inProcessServers = (
     }
   })
   return Layer.scoped(Services, urls).pipe(
-    Layer.provide(Layer.mergeAll(OrgRpcHandlers, ProfileRpcHandlers, LicenseRpcHandlers, WorkflowRpcHandlers)),
+    Layer.provide(Layer.mergeAll(OrgOperationsLive, ProfileOperationsLive, LicenseOperationsLive, WorkflowOperationsLive)),
     Layer.provideMerge(services),
     Layer.provideMerge(TestDatabase)
   )

@@ -7,6 +7,10 @@ import { NotFound, Unavailable } from "../../src/domain/Errors.js"
 import { OrgId } from "../../src/domain/Ids.js"
 import { Licenses } from "../../src/services/Licenses.js"
 import { Onboarding } from "../../src/services/Onboarding.js"
+import { type LicenseHandlers, LicenseOperationsLive } from "../../src/operations/LicenseOperations.js"
+import { type OrgHandlers, OrgOperationsLive } from "../../src/operations/OrgOperations.js"
+import { type ProfileHandlers, ProfileOperationsLive } from "../../src/operations/ProfileOperations.js"
+import { type WorkflowHandlers, WorkflowOperationsLive } from "../../src/operations/WorkflowOperations.js"
 import { Orgs } from "../../src/services/Orgs.js"
 import { Profiles } from "../../src/services/Profiles.js"
 import {
@@ -133,7 +137,7 @@ class Endpoints extends Context.Tag("Endpoints")<Endpoints, {
 const EndpointsLive = Layer.scoped(
   Endpoints,
   Effect.gen(function*() {
-    const runtime = yield* Effect.runtime<Orgs | Profiles | Licenses | Onboarding>()
+    const runtime = yield* Effect.runtime<OrgHandlers | ProfileHandlers | LicenseHandlers | WorkflowHandlers>()
     return {
       org: yield* serve(graphqlHandler(orgGraphql, runtime, { readMaxBytes })),
       profile: yield* serve(graphqlHandler(profileGraphql, runtime, { readMaxBytes })),
@@ -143,8 +147,9 @@ const EndpointsLive = Layer.scoped(
   })
 )
 
-const Services = Layer.mergeAll(Orgs.Default, Profiles.Default, Licenses.Default, Onboarding.Default).pipe(
-  Layer.provide(TestDatabase)
+const Services = Layer.mergeAll(OrgOperationsLive, ProfileOperationsLive, LicenseOperationsLive, WorkflowOperationsLive).pipe(
+  Layer.provideMerge(Layer.mergeAll(Orgs.Default, Profiles.Default, Licenses.Default, Onboarding.Default)),
+  Layer.provideMerge(TestDatabase)
 )
 
 const createOrg = `mutation CreateOrg($input: CreateOrgInput!) { createOrg(input: $input) { org { id name } } }`
@@ -566,7 +571,7 @@ describe(`GraphQL on ${testDatabaseKind}`, () => {
 
     it.effect("the same handler answers over cleartext HTTP/2", () =>
       Effect.gen(function*() {
-        const origin = yield* serveH2(graphqlHandler(orgGraphql, yield* Effect.runtime<Orgs>()))
+        const origin = yield* serveH2(graphqlHandler(orgGraphql, yield* Effect.runtime<OrgHandlers>()))
         const id = uuid()
         const created = yield* h2Exchange(origin, {
           ":method": "POST",
@@ -601,7 +606,8 @@ describe(`GraphQL on ${testDatabaseKind}`, () => {
           create: () => Effect.fail(new Unavailable({ message: "the database is unavailable" })),
           get: () => Effect.die(new Error("relation \"orgs\" does not exist"))
         })
-        const runtime = yield* Effect.runtime<Orgs>().pipe(
+        const runtime = yield* Effect.runtime<OrgHandlers>().pipe(
+          Effect.provide(OrgOperationsLive),
           Effect.provideService(Orgs, orgs),
           Effect.provide(Logger.replace(Logger.defaultLogger, logger))
         )
@@ -642,7 +648,10 @@ describe(`GraphQL on ${testDatabaseKind}`, () => {
               Effect.onInterrupt(() => Deferred.succeed(interrupted, undefined))
             )
         })
-        const runtime = yield* Effect.runtime<Orgs>().pipe(Effect.provideService(Orgs, orgs))
+        const runtime = yield* Effect.runtime<OrgHandlers>().pipe(
+          Effect.provide(OrgOperationsLive),
+          Effect.provideService(Orgs, orgs)
+        )
         const url = yield* serve(graphqlHandler(orgGraphql, runtime))
 
         const client = new AbortController()

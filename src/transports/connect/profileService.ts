@@ -1,30 +1,31 @@
 import { create } from "@bufbuild/protobuf"
 import type { ServiceImpl } from "@connectrpc/connect"
-import { Effect, Schema } from "effect"
-import { ProfileId } from "../../domain/Ids.js"
-import { Profile } from "../../domain/Profile.js"
-import { validate } from "../../domain/Validation.js"
+import { Effect } from "effect"
 import {
   CreateProfileResponseSchema,
   GetProfileResponseSchema,
   type ProfileService
 } from "../../gen/profile/v1beta1/profile_pb.js"
-import { Profiles } from "../../services/Profiles.js"
+import { operation } from "../../operations/Operation.js"
+import { type ProfileHandlers, ProfileOperations } from "../../operations/ProfileOperations.js"
 import type { EffectCall } from "./EffectCall.js"
 import { profileFields } from "./ProtoCodec.js"
 
-const GetProfile = Schema.Struct({ id: ProfileId })
+const createProfile = operation(ProfileOperations, "CreateProfile")
+const getProfile = operation(ProfileOperations, "GetProfile")
 
-export const profileService = (call: EffectCall<Profiles>): ServiceImpl<typeof ProfileService> => ({
+export const profileService = (call: EffectCall<ProfileHandlers>): ServiceImpl<typeof ProfileService> => ({
   createProfile: (req, ctx) =>
-    call(ctx, Effect.gen(function*() {
-      const profile = yield* validate(Profile)({ id: req.id, fullName: req.fullName, orgId: req.orgId })
-      return create(CreateProfileResponseSchema, { profile: profileFields(yield* (yield* Profiles).create(profile)) })
-    })),
-
+    call(
+      ctx,
+      Effect.map(
+        createProfile({ id: req.id, fullName: req.fullName, orgId: req.orgId }),
+        (profile) => create(CreateProfileResponseSchema, { profile: profileFields(profile) })
+      )
+    ),
   getProfile: (req, ctx) =>
-    call(ctx, Effect.gen(function*() {
-      const { id } = yield* validate(GetProfile)({ id: req.id })
-      return create(GetProfileResponseSchema, { profile: profileFields(yield* (yield* Profiles).get(id)) })
-    }))
+    call(
+      ctx,
+      Effect.map(getProfile({ id: req.id }), (profile) => create(GetProfileResponseSchema, { profile: profileFields(profile) }))
+    )
 })

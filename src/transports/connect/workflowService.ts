@@ -1,56 +1,45 @@
 import { create } from "@bufbuild/protobuf"
 import type { ServiceImpl } from "@connectrpc/connect"
-import { Effect, Schema } from "effect"
-import { WorkflowId } from "../../domain/Ids.js"
-import { OnboardingRequest } from "../../domain/Onboarding.js"
-import { validate } from "../../domain/Validation.js"
+import { Effect } from "effect"
 import {
   type CreateOnboardingWorkflowRequest,
   CreateOnboardingWorkflowResponseSchema,
   GetOnboardingWorkflowResponseSchema,
   type WorkflowService
 } from "../../gen/workflow/v1beta1/workflow_pb.js"
-import { Onboarding } from "../../services/Onboarding.js"
+import { operation } from "../../operations/Operation.js"
+import { type WorkflowHandlers, WorkflowOperations } from "../../operations/WorkflowOperations.js"
 import type { EffectCall } from "./EffectCall.js"
 import { present, timestampMessage, timestampText } from "./ProtoCodec.js"
 
-const GetWorkflow = Schema.Struct({ workflowId: WorkflowId })
+const createWorkflow = operation(WorkflowOperations, "CreateOnboardingWorkflow")
+const getWorkflow = operation(WorkflowOperations, "GetOnboardingWorkflow")
 
-/** Proto3 cannot tell an empty workflow_id from an absent one; both mean "no idempotency key". */
+/** Unset message fields are left out, so the domain reports them as missing. */
 const workflowRequest = (req: CreateOnboardingWorkflowRequest) =>
   present({
-    workflowOptions: req.workflowOptions?.workflowId ? { workflowId: req.workflowOptions.workflowId } : undefined,
+    workflowOptions: req.workflowOptions && { workflowId: req.workflowOptions.workflowId },
     license: req.license && present({ start: timestampText(req.license.start), end: timestampText(req.license.end) }),
     org: req.org && { name: req.org.name },
     profile: req.profile && { fullName: req.profile.fullName }
   })
 
-export const workflowService = (call: EffectCall<Onboarding>): ServiceImpl<typeof WorkflowService> => ({
+export const workflowService = (call: EffectCall<WorkflowHandlers>): ServiceImpl<typeof WorkflowService> => ({
   createOnboardingWorkflow: (req, ctx) =>
-    call(ctx, Effect.gen(function*() {
-      const request = yield* validate(OnboardingRequest)(workflowRequest(req))
-      const result = yield* (yield* Onboarding).create(request)
-      return create(CreateOnboardingWorkflowResponseSchema, {
-        workflowId: result.workflowId,
-        orgId: result.orgId,
-        profileId: result.profileId,
-        licenseId: result.licenseId
-      })
-    })),
-
+    call(ctx, Effect.map(createWorkflow(workflowRequest(req)), (result) => create(CreateOnboardingWorkflowResponseSchema, result))),
   getOnboardingWorkflow: (req, ctx) =>
-    call(ctx, Effect.gen(function*() {
-      const { workflowId } = yield* validate(GetWorkflow)({ workflowId: req.workflowId })
-      const run = yield* (yield* Onboarding).getRun(workflowId)
-      return create(GetOnboardingWorkflowResponseSchema, {
-        workflow: {
-          workflowId: run.workflowId,
-          orgId: run.orgId,
-          profileId: run.profileId,
-          licenseId: run.licenseId,
-          status: run.status,
-          createdAt: timestampMessage(run.createdAt)
-        }
-      })
-    }))
+    call(
+      ctx,
+      Effect.map(getWorkflow({ workflowId: req.workflowId }), (run) =>
+        create(GetOnboardingWorkflowResponseSchema, {
+          workflow: {
+            workflowId: run.workflowId,
+            orgId: run.orgId,
+            profileId: run.profileId,
+            licenseId: run.licenseId,
+            status: run.status,
+            createdAt: timestampMessage(run.createdAt)
+          }
+        }))
+    )
 })

@@ -1,7 +1,4 @@
 /** The GraphQL transport: one schema per port (design §3.6) and the HTTP endpoint that serves it. */
 export type { GraphqlApi } from "./GraphqlApi.js"
 export { graphqlHandler, type GraphqlHandlerOptions } from "./graphqlHandler.js"
-export { licenseGraphql } from "./licenseGraphql.js"
-export { orgGraphql } from "./orgGraphql.js"
-export { profileGraphql } from "./profileGraphql.js"
-export { workflowGraphql } from "./workflowGraphql.js"
+export { licenseGraphql, orgGraphql, profileGraphql, workflowGraphql } from "./PortSchemas.js"

@@ -5,7 +5,9 @@ import type * as Rpc from "@effect/rpc/Rpc"
 import type * as RpcGroup from "@effect/rpc/RpcGroup"
 import * as RpcSerialization from "@effect/rpc/RpcSerialization"
 import * as RpcServer from "@effect/rpc/RpcServer"
-import { Effect } from "effect"
+import { Context, Effect, Either, Schema } from "effect"
+import { InvalidArgument } from "../../domain/Errors.js"
+import { validate } from "../../domain/Validation.js"
 import { errorTable } from "../ErrorTable.js"
 import { boundedBody } from "../http/BoundedBody.js"
 import { namesOtherCharset, utf8Text } from "../http/Utf8Text.js"
@@ -35,8 +37,8 @@ const isHeaderList = (value: unknown) =>
   Array.isArray(value) &&
   value.every((pair) => Array.isArray(pair) && pair.length === 2 && pair.every((part) => typeof part === "string"))
 
-/** What is wrong with `body` as a request frame for `tags`, or undefined when nothing is. */
-const frameProblem = (body: Buffer, tags: ReadonlySet<string>): string | undefined => {
+/** What is wrong with `body` as a request frame for `tags`, or the frame when nothing is. */
+const readFrame = (body: Buffer, tags: ReadonlySet<string>): string | Record<string, unknown> => {
   const text = utf8Text(body)
   if (text === undefined) return "the request body is not valid UTF-8"
   let frame: unknown
@@ -56,7 +58,7 @@ const frameProblem = (body: Buffer, tags: ReadonlySet<string>): string | undefin
   if (!isOptional(traceId, "string") || !isOptional(spanId, "string") || !isOptional(sampled, "boolean")) {
     return "traceId, spanId: must be strings; sampled: must be a boolean"
   }
-  return undefined
+  return frame
 }
 
 const internalError = { name: "Error", message: "internal error" }
@@ -103,10 +105,61 @@ const withoutDefectDetail = (response: HttpServerResponse.HttpServerResponse) =>
   return HttpServerResponse.setBody(response, HttpBody.text(JSON.stringify(frames.map(scrubFrame)), body.contentType))
 }
 
+/**
+ * The table's handlers as @effect/rpc runs them: a defect is logged once, with its cause, and
+ * travels on as "internal error" (its message may hold SQL or driver detail).
+ */
+const withDefectsLogged = (context: Context.Context<never>, rpcs: Iterable<Rpc.AnyWithProps>) => {
+  const entries = new Map(context.unsafeMap)
+  for (const rpc of rpcs) {
+    const entry = context.unsafeMap.get(rpc.key) as Rpc.Handler<string>
+    entries.set(rpc.key, {
+      ...entry,
+      handler: (payload: unknown, options: Parameters<Rpc.Handler<string>["handler"]>[1]) =>
+        (entry.handler(payload, options) as Effect.Effect<unknown, unknown>).pipe(
+          Effect.tapDefect((cause) => Effect.logError(`${rpc._tag} failed`, cause)),
+          Effect.catchAllDefect(() => Effect.die(new Error("internal error")))
+        )
+    })
+  }
+  return Context.unsafeMake<never>(entries)
+}
+
+/**
+ * A payload that does not even have its operation's wire shape (a number for a name, a field left
+ * out) would be answered by @effect/rpc as a defect carrying the schema's text. It is the caller's
+ * mistake, so it is answered here as the operation's typed InvalidArgument failure, in the
+ * response frame @effect/rpc itself would send for one.
+ */
+const shapeChecks = (rpcs: Iterable<Rpc.AnyWithProps>) => {
+  const checks = new Map<string, (payload: unknown) => Either.Either<unknown, InvalidArgument>>()
+  for (const rpc of rpcs) {
+    const check = validate(rpc.payloadSchema as Schema.Schema<unknown, unknown, never>)
+    checks.set(rpc._tag, (payload) => Effect.runSync(Effect.either(check(payload))))
+  }
+  return checks
+}
+
+const encodeInvalid = Schema.encodeSync(InvalidArgument)
+
+const failureFrame = (requestId: unknown, error: InvalidArgument) =>
+  HttpServerResponse.unsafeJson([{
+    _tag: "Exit",
+    requestId,
+    exit: { _tag: "Failure", cause: { _tag: "Fail", error: encodeInvalid(error) } }
+  }])
+
 export const rpcEndpoint = <Rpcs extends Rpc.Any>(group: RpcGroup.RpcGroup<Rpcs>) =>
   Effect.gen(function*() {
-    const rpcApp = yield* RpcServer.toHttpApp(group).pipe(Effect.provide(RpcSerialization.layerJson))
+    const rpcs = [...group.requests.values()] as unknown as ReadonlyArray<Rpc.AnyWithProps>
+    const context = (yield* Effect.context<Rpc.ToHandler<Rpcs>>()) as Context.Context<unknown> as Context.Context<never>
+    const handlers = withDefectsLogged(context, rpcs)
+    const rpcApp = yield* RpcServer.toHttpApp(group).pipe(
+      Effect.provide(RpcSerialization.layerJson),
+      Effect.provide(handlers)
+    )
     const tags: ReadonlySet<string> = new Set(group.requests.keys())
+    const checks = shapeChecks(rpcs)
     return Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
       if (namesOtherCharset(request.headers["content-type"])) {
@@ -115,8 +168,10 @@ export const rpcEndpoint = <Rpcs extends Rpc.Any>(group: RpcGroup.RpcGroup<Rpcs>
       // @effect/rpc reads the body with the platform's `request.text`, which over MAX_BODY_BYTES
       // resets the connection (see BoundedBody); so it is read here, and handed over already read.
       const body = yield* boundedBody
-      const problem = frameProblem(body, tags)
-      if (problem !== undefined) return invalid(problem)
+      const frame = readFrame(body, tags)
+      if (typeof frame === "string") return invalid(frame)
+      const shape = checks.get(frame["tag"] as string)!(frame["payload"])
+      if (Either.isLeft(shape)) return failureFrame(frame["id"], shape.left)
       const read = HttpServerRequest.fromWeb(
         new Request(new URL(request.url, "http://localhost"), { method: request.method, headers: request.headers, body })
       )

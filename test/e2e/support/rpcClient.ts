@@ -1,10 +1,10 @@
 import { RpcClient } from "@effect/rpc"
 import { Cause, Effect, Exit } from "effect"
-import { LicenseRpcs } from "../../../src/transports/rpc/LicenseRpcs.js"
-import { OrgRpcs } from "../../../src/transports/rpc/OrgRpcs.js"
-import { ProfileRpcs } from "../../../src/transports/rpc/ProfileRpcs.js"
+import { LicenseOperations } from "../../../src/operations/LicenseOperations.js"
+import { OrgOperations } from "../../../src/operations/OrgOperations.js"
+import { ProfileOperations } from "../../../src/operations/ProfileOperations.js"
 import { rpcProtocol } from "../../../src/transports/rpc/RpcClients.js"
-import { WorkflowRpcs } from "../../../src/transports/rpc/WorkflowRpcs.js"
+import { WorkflowOperations } from "../../../src/operations/WorkflowOperations.js"
 import { type ClientStyle, type ServiceUrls, type StyleClient, StyleError } from "./StyleClient.js"
 
 const codeOfTag: Record<string, number> = { InvalidArgument: 3, NotFound: 5, AlreadyExists: 6, Unavailable: 14 }
@@ -23,22 +23,22 @@ const rpcClient = (urls: ServiceUrls): StyleClient => {
   const plain = <A extends object>(value: A) => ({ ...value })
   return {
     style: "Effect RPC (@effect/rpc client)",
-    createOrg: (org) => run(urls.org, Effect.flatMap(RpcClient.make(OrgRpcs), (c) => c.CreateOrg(org))).then(plain),
-    getOrg: (id) => run(urls.org, Effect.flatMap(RpcClient.make(OrgRpcs), (c) => c.GetOrg({ id }))).then(plain),
+    createOrg: (org) => run(urls.org, Effect.flatMap(RpcClient.make(OrgOperations), (c) => c.CreateOrg(org))).then(plain),
+    getOrg: (id) => run(urls.org, Effect.flatMap(RpcClient.make(OrgOperations), (c) => c.GetOrg({ id }))).then(plain),
     createProfile: (profile) =>
-      run(urls.profile, Effect.flatMap(RpcClient.make(ProfileRpcs), (c) => c.CreateProfile(profile))).then(plain),
-    getProfile: (id) => run(urls.profile, Effect.flatMap(RpcClient.make(ProfileRpcs), (c) => c.GetProfile({ id }))).then(plain),
+      run(urls.profile, Effect.flatMap(RpcClient.make(ProfileOperations), (c) => c.CreateProfile(profile))).then(plain),
+    getProfile: (id) => run(urls.profile, Effect.flatMap(RpcClient.make(ProfileOperations), (c) => c.GetProfile({ id }))).then(plain),
     createLicense: (license) =>
-      run(urls.license, Effect.flatMap(RpcClient.make(LicenseRpcs), (c) => c.CreateLicense(license))).then(plain),
-    getLicense: (id) => run(urls.license, Effect.flatMap(RpcClient.make(LicenseRpcs), (c) => c.GetLicense({ id }))).then(plain),
+      run(urls.license, Effect.flatMap(RpcClient.make(LicenseOperations), (c) => c.CreateLicense(license))).then(plain),
+    getLicense: (id) => run(urls.license, Effect.flatMap(RpcClient.make(LicenseOperations), (c) => c.GetLicense({ id }))).then(plain),
     createWorkflow: ({ workflowId, ...request }) =>
       run(
         urls.workflow,
-        Effect.flatMap(RpcClient.make(WorkflowRpcs), (c) =>
+        Effect.flatMap(RpcClient.make(WorkflowOperations), (c) =>
           c.CreateOnboardingWorkflow({ ...(workflowId === undefined ? {} : { workflowOptions: { workflowId } }), ...request }))
       ).then(plain),
     getWorkflow: (workflowId) =>
-      run(urls.workflow, Effect.flatMap(RpcClient.make(WorkflowRpcs), (c) => c.GetOnboardingWorkflow({ workflowId }))).then(
+      run(urls.workflow, Effect.flatMap(RpcClient.make(WorkflowOperations), (c) => c.GetOnboardingWorkflow({ workflowId }))).then(
         plain
       )
   }

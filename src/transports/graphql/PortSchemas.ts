@@ -1,0 +1,89 @@
+import { LicenseOperations } from "../../operations/LicenseOperations.js"
+import { operation } from "../../operations/Operation.js"
+import { OrgOperations } from "../../operations/OrgOperations.js"
+import { ProfileOperations } from "../../operations/ProfileOperations.js"
+import { type WorkflowHandlers, WorkflowOperations } from "../../operations/WorkflowOperations.js"
+import type { GraphqlApi } from "./GraphqlApi.js"
+import { buildSchema } from "./graphqlJs.js"
+import { resourceGraphql } from "./resourceGraphql.js"
+
+// The type, field and argument names of each port's schema are part of the wire contract (design §3.6).
+
+export const orgGraphql = resourceGraphql({
+  sdl: `
+type Org { id: ID!  name: String! }
+type GetOrgResponse { org: Org! }
+type CreateOrgResponse { org: Org! }
+input CreateOrgInput { id: ID!  name: String! }
+type Query { org(id: ID!): GetOrgResponse }
+type Mutation { createOrg(input: CreateOrgInput!): CreateOrgResponse! }
+`,
+  name: "org",
+  table: OrgOperations,
+  get: "GetOrg",
+  create: "CreateOrg"
+})
+
+export const profileGraphql = resourceGraphql({
+  sdl: `
+type Profile { id: ID!  fullName: String!  orgId: String! }
+type GetProfileResponse { profile: Profile! }
+type CreateProfileResponse { profile: Profile! }
+input CreateProfileInput { id: ID!  fullName: String!  orgId: String! }
+type Query { profile(id: ID!): GetProfileResponse }
+type Mutation { createProfile(input: CreateProfileInput!): CreateProfileResponse! }
+`,
+  name: "profile",
+  table: ProfileOperations,
+  get: "GetProfile",
+  create: "CreateProfile"
+})
+
+export const licenseGraphql = resourceGraphql({
+  sdl: `
+type License { id: ID!  start: String!  end: String!  userId: String! }
+type GetLicenseResponse { license: License! }
+type CreateLicenseResponse { license: License! }
+input CreateLicenseInput { id: ID!  start: String!  end: String!  userId: String! }
+type Query { license(id: ID!): GetLicenseResponse }
+type Mutation { createLicense(input: CreateLicenseInput!): CreateLicenseResponse! }
+`,
+  name: "license",
+  table: LicenseOperations,
+  get: "GetLicense",
+  create: "CreateLicense"
+})
+
+const createWorkflow = operation(WorkflowOperations, "CreateOnboardingWorkflow")
+const getWorkflow = operation(WorkflowOperations, "GetOnboardingWorkflow")
+
+/** The workflow's input nests like the wire, so that messages name `license.end`. */
+export const workflowGraphql: GraphqlApi<WorkflowHandlers> = {
+  schema: buildSchema(`
+input WorkflowOptions { workflowId: String }
+input LicenseInput { start: String!  end: String! }
+input OrgInput { name: String! }
+input ProfileInput { fullName: String! }
+input CreateOnboardingWorkflowInput {
+  workflowOptions: WorkflowOptions
+  license: LicenseInput!
+  org: OrgInput!
+  profile: ProfileInput!
+}
+type CreateOnboardingWorkflowResponse { workflowId: String!  orgId: String!  profileId: String!  licenseId: String! }
+type OnboardingWorkflow {
+  workflowId: String!
+  orgId: String!
+  profileId: String!
+  licenseId: String!
+  status: String!
+  createdAt: String!
+}
+type Query { onboardingWorkflow(id: ID!): OnboardingWorkflow }
+type Mutation { createOnboardingWorkflow(input: CreateOnboardingWorkflowInput!): CreateOnboardingWorkflowResponse! }
+`),
+  operations: {
+    onboardingWorkflow: (args) => getWorkflow({ workflowId: args["id"] }),
+    createOnboardingWorkflow: (args) => createWorkflow(args["input"])
+  }
+}

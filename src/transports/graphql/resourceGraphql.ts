@@ -1,0 +1,31 @@
+import type * as Rpc from "@effect/rpc/Rpc"
+import type * as RpcGroup from "@effect/rpc/RpcGroup"
+import { Effect } from "effect"
+import { operation } from "../../operations/Operation.js"
+import type { GraphqlApi } from "./GraphqlApi.js"
+import { buildSchema } from "./graphqlJs.js"
+
+/**
+ * The GraphQL face of a resource service (design §3.6): `Query.<name>(id: ID!)` answers
+ * `{<name>: ...}` from the table's Get operation, `Mutation.create<Name>(input: ...)` answers
+ * `{<name>: ...}` from its Create operation. Replies are domain values: the GraphQL field names
+ * are the domain's.
+ */
+export const resourceGraphql = <Rpcs extends Rpc.Any>(resource: {
+  readonly sdl: string
+  readonly name: string
+  readonly table: RpcGroup.RpcGroup<Rpcs>
+  readonly get: Rpcs["_tag"]
+  readonly create: Rpcs["_tag"]
+}): GraphqlApi<Rpc.ToHandler<Rpcs>> => {
+  const get = operation(resource.table, resource.get)
+  const create = operation(resource.table, resource.create)
+  const createField = `create${resource.name[0]!.toUpperCase()}${resource.name.slice(1)}`
+  return {
+    schema: buildSchema(resource.sdl),
+    operations: {
+      [resource.name]: (args) => Effect.map(get(args), (value) => ({ [resource.name]: value })),
+      [createField]: (args) => Effect.map(create(args["input"]), (value) => ({ [resource.name]: value }))
+    }
+  }
+}
