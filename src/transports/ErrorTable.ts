@@ -1,4 +1,5 @@
-import { Code } from "@connectrpc/connect"
+import { Code, ConnectError } from "@connectrpc/connect"
+import { errorToJson } from "@connectrpc/connect/protocol-connect"
 import { Cause, Option } from "effect"
 import type { DomainError } from "../domain/Errors.js"
 
@@ -37,6 +38,23 @@ export const errorTable: { readonly [K in FailureKind]: WireError } = {
   UnsupportedMediaType: { connect: Code.InvalidArgument, grpc: 3, http: 415, graphql: "UNSUPPORTED_MEDIA_TYPE" },
   Internal: { connect: Code.Internal, grpc: 13, http: 500, graphql: "INTERNAL" }
 }
+
+/**
+ * The error body of each style, written here once and nowhere else: every refusal and every
+ * failed call in that style is answered with it. (gRPC and gRPC-Web carry no body: their status
+ * and message go in trailers, which connect-es writes from a ConnectError with the table's code.)
+ */
+export const errorBody = {
+  /** REST and `/rpc`'s HTTP-level refusals (design §3.5): `{code: <gRPC code>, message, details: []}`. */
+  rest: (kind: FailureKind, message: string) => ({ code: errorTable[kind].grpc, message, details: [] as Array<never> }),
+  /** GraphQL: one entry of `errors[]`, its code in `extensions.code` (design §3.6). */
+  graphql: (kind: FailureKind, message: string) => ({ errors: [{ message, extensions: { code: errorTable[kind].graphql } }] }),
+  /** Connect unary: the protocol's JSON error `{code: "not_found", message}`. */
+  connect: (kind: FailureKind, message: string) => errorToJson(connectError(kind, message), undefined)
+}
+
+/** The ConnectError of `kind`: what Connect, gRPC and gRPC-Web answers are written from. */
+export const connectError = (kind: FailureKind, message: string) => new ConnectError(message, errorTable[kind].connect)
 
 /** What a caller is told about a failed call: its kind and a message that is safe to show. */
 export interface CallFailure {

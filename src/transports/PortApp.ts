@@ -10,7 +10,6 @@ import { file_grpc_health_v1_health, Health } from "../gen/grpc/health/v1/health
 import * as reflectionV1 from "../gen/grpc/reflection/v1/reflection_pb.js"
 import * as reflectionV1alpha from "../gen/grpc/reflection/v1alpha/reflection_pb.js"
 import { DatabaseHealth } from "../services/DatabaseHealth.js"
-import { bearerCheck } from "./Auth.js"
 import { effectCall } from "./connect/EffectCall.js"
 import { connectEdge } from "./connect/connectEdge.js"
 import { healthService } from "./connect/healthService.js"
@@ -20,11 +19,12 @@ import { methodPath } from "./connect/servedServices.js"
 import { graphqlHandler } from "./graphql/graphqlApis.js"
 import { corsPolicy } from "./http/Cors.js"
 import { inFlightLimit } from "./http/InFlightLimit.js"
-import type { RequestHandler } from "./http/PortListener.js"
 import { probes } from "./http/Probes.js"
 import { isRpcPath } from "./http/Refusal.js"
-import { unauthenticated } from "./http/Unauthenticated.js"
+import { bearerAuth } from "./http/BearerAuth.js"
+import { portPipeline } from "./http/PortPipeline.js"
 import { errorReply, refuseOtherMethods } from "./rest/RestCall.js"
+import { errorBody, errorTable } from "./ErrorTable.js"
 import { rpcEndpoint } from "./rpc/rpcEndpoint.js"
 import type { ServiceApi } from "./ServiceApis.js"
 
@@ -40,7 +40,9 @@ export interface PortAppOptions {
   readonly maxRequestsInFlight: number
 }
 
-const notFoundBody = JSON.stringify({ code: 5, message: "no such path on this port", details: [] })
+const noSuchPath = "no such path on this port"
+// connect-node's fallback answers a path it does not route as REST does: a 404 with the REST body.
+const notFoundBody = JSON.stringify(errorBody.rest("NotFound", noSuchPath))
 
 /**
  * Everything one service port answers: health probes; the service over Connect (JSON and binary),
@@ -63,7 +65,6 @@ export const portApp = <R, Rpcs extends Rpc.Any>(api: ServiceApi<R, Rpcs>, optio
       [serviceName, Health.typeName, reflectionV1.ServerReflection.typeName, reflectionV1alpha.ServerReflection.typeName]
     )
 
-    const authorized = bearerCheck(options.apiToken)
     const connect = connectEdge(connectNodeAdapter({
       readMaxBytes: options.readMaxBytes,
       routes: (router) => {
@@ -75,7 +76,7 @@ export const portApp = <R, Rpcs extends Rpc.Any>(api: ServiceApi<R, Rpcs>, optio
       // Unknown JSON fields ignored; text that is not UTF-8 refused, not replaced (strictUtf8.ts).
       jsonOptions: connectJsonOptions,
       fallback: (_request, response) => {
-        response.writeHead(404, { "content-type": "application/json" })
+        response.writeHead(errorTable.NotFound.http, { "content-type": "application/json" })
         response.end(notFoundBody)
       }
     }))
@@ -95,31 +96,23 @@ export const portApp = <R, Rpcs extends Rpc.Any>(api: ServiceApi<R, Rpcs>, optio
       readMaxBytes: options.readMaxBytes,
       limits: options.graphqlLimits
     })
-    const probe = probes(isReady)
-    const cors = corsPolicy(options.corsOrigins)
-    const admitted = inFlightLimit(options.maxRequestsInFlight)
     // Exactly the paths connect-node routes to Health (it matches the path as sent, up to `?`).
     const healthPaths = new Set(Health.methods.map((method) => methodPath(Health, method)))
-
-    // Health (probes and grpc.health.v1) is open and answered from the shared database state, so
-    // it needs neither the token nor a place under the in-flight limit: a saturated port still
-    // says it is alive. Everything else is authenticated here, from the headers alone, in every
-    // style, before any body is read; then admitted, or refused as over the limit.
-    const handler: RequestHandler = (request, response) => {
-      if (cors(request, response) || probe(request, response)) return
-      const url = request.url ?? "/"
-      if (healthPaths.has(url.split("?", 1)[0]!)) return connect(request, response)
-      if (authorized !== undefined && !authorized(request.headers["authorization"])) {
-        return unauthenticated(request, response)
+    return portPipeline({
+      cors: corsPolicy(options.corsOrigins),
+      probes: probes(isReady),
+      isHealth: (path) => healthPaths.has(path),
+      health: connect,
+      authentication: bearerAuth(options.apiToken),
+      admission: inFlightLimit(options.maxRequestsInFlight),
+      styles: (request, response) => {
+        const url = request.url ?? "/"
+        if (isRpcPath(url)) return connect(request, response)
+        if (url === "/graphql" || url.startsWith("/graphql?")) return graphql(request, response)
+        // The platform's handler is typed for HTTP/1.1; HTTP/2's compatibility API serves it as well.
+        effectHttp(request as http.IncomingMessage, response as http.ServerResponse)
       }
-      if (!admitted(request, response)) return
-      if (isRpcPath(url)) return connect(request, response)
-      const isGraphql = url === "/graphql" || url.startsWith("/graphql?")
-      if (isGraphql) return graphql(request, response)
-      // The platform's handler is typed for HTTP/1.1; HTTP/2's compatibility API serves it as well.
-      effectHttp(request as http.IncomingMessage, response as http.ServerResponse)
-    }
-    return handler
+    })
   }).pipe(
     // Every runtime captured above serves requests with tracing off: no tracer or exporter is
     // wired, so the HTTP and SQL spans (URL parsing, header redaction, attributes) would be built

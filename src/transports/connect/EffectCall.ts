@@ -1,7 +1,8 @@
 import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect"
 import { Cause, Effect, Exit, Runtime } from "effect"
 import type { DomainError } from "../../domain/Errors.js"
-import { callFailure, errorTable } from "../ErrorTable.js"
+import { callFailure, connectError } from "../ErrorTable.js"
+import { requestIdHeader } from "../http/RequestId.js"
 
 /** Runs one call's Effect for a connect-node handler and turns its failure into a ConnectError. */
 export type EffectCall<R> = <A>(context: HandlerContext, effect: Effect.Effect<A, DomainError, R>) => Promise<A>
@@ -28,13 +29,18 @@ export const effectCall = <R>(runtime: Runtime.Runtime<R>): EffectCall<R> => {
   const runLog = Runtime.runFork(runtime)
   return async (context, effect) => {
     if (context.signal.aborted) throw abortedAnswer(context.signal)
-    const exit = await runExit(effect)
+    const requestId = context.requestHeader.get(requestIdHeader) ?? ""
+    const exit = await runExit(Effect.annotateLogs(effect, "requestId", requestId))
     if (Exit.isSuccess(exit)) return exit.value
     if (Cause.isInterruptedOnly(exit.cause)) throw new ConnectError("the call was cancelled", Code.Canceled)
     const failure = callFailure(exit.cause)
     if (failure.kind === "Internal") {
-      runLog(Effect.logError(`${context.method.parent.typeName}/${context.method.name} failed`, exit.cause))
+      runLog(
+        Effect.logError(`${context.method.parent.typeName}/${context.method.name} failed`, exit.cause).pipe(
+          Effect.annotateLogs("requestId", requestId)
+        )
+      )
     }
-    throw new ConnectError(failure.message, errorTable[failure.kind].connect)
+    throw connectError(failure.kind, failure.message)
   }
 }

@@ -1,5 +1,4 @@
 import { Code, ConnectError } from "@connectrpc/connect"
-import { errorTable } from "../ErrorTable.js"
 import type { RequestHandler } from "../http/PortListener.js"
 import { refuse } from "../http/Refusal.js"
 
@@ -63,7 +62,7 @@ export const withUtf8GetMessages = (handler: RequestHandler): RequestHandler => 
   if (request.method === "GET") {
     const message = rawJsonMessage(request.url ?? "/")
     if (message !== undefined && !isUtf8QueryValue(message)) {
-      return refuse(request, response, { kind: errorTable.InvalidArgument, message: `message: ${notUtf8}` })
+      return refuse(request, response, { kind: "InvalidArgument", message: `message: ${notUtf8}` })
     }
   }
   handler(request, response)

@@ -3,8 +3,8 @@ import { GraphQLError, type GraphQLResolveInfo } from "./graphqlJs.js"
 import type { DomainError } from "../../domain/Errors.js"
 import { callFailure, errorTable } from "../ErrorTable.js"
 
-/** What the resolvers of one request share: the signal that the client has gone away. */
-export type GraphqlContext = { readonly signal: AbortSignal }
+/** What the resolvers of one request share: its request id, and the signal that the client has gone away. */
+export type GraphqlContext = { readonly signal: AbortSignal; readonly requestId: string }
 
 /**
  * Runs one root field's Effect for graphql-js. A failure is thrown as a GraphQLError carrying the
@@ -22,11 +22,15 @@ export const graphqlCall = <R>(runtime: Runtime.Runtime<R>): GraphqlCall<R> => {
   return async (effect, context, info) => {
     // The client going away interrupts the call; database work already under way finishes on its
     // own (see withinBudget).
-    const exit = await runExit(effect, { signal: context.signal })
+    const exit = await runExit(Effect.annotateLogs(effect, "requestId", context.requestId), { signal: context.signal })
     if (Exit.isSuccess(exit)) return exit.value
     const failure = callFailure(exit.cause)
     if (failure.kind === "Internal" && !Cause.isInterruptedOnly(exit.cause)) {
-      runLog(Effect.logError(`GraphQL ${info.parentType.name}.${info.fieldName} failed`, exit.cause))
+      runLog(
+        Effect.logError(`GraphQL ${info.parentType.name}.${info.fieldName} failed`, exit.cause).pipe(
+          Effect.annotateLogs("requestId", context.requestId)
+        )
+      )
     }
     throw new GraphQLError(failure.message, { extensions: { code: errorTable[failure.kind].graphql } })
   }

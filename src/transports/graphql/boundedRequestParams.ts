@@ -5,12 +5,12 @@ import {
   type Response as GraphqlHttpResponse
 } from "graphql-http"
 import type { Readable } from "node:stream"
-import { errorTable, type FailureKind } from "../ErrorTable.js"
+import { errorBody, errorTable, type FailureKind } from "../ErrorTable.js"
 import { utf8Text } from "../http/Utf8Text.js"
 import { strictSearchParams } from "./strictText.js"
 
 const refusal = (kind: FailureKind, statusText: string, message: string): GraphqlHttpResponse => [
-  JSON.stringify({ errors: [{ message, extensions: { code: errorTable[kind].graphql } }] }),
+  JSON.stringify(errorBody.graphql(kind, message)),
   {
     status: errorTable[kind].http,
     statusText,

@@ -7,6 +7,7 @@ import type * as http2 from "node:http2"
 import type { Writable } from "node:stream"
 import { errorTable } from "../ErrorTable.js"
 import type { RequestHandler } from "../http/PortListener.js"
+import { requestIdIn } from "../http/RequestId.js"
 import { boundedRequestParams } from "./boundedRequestParams.js"
 import { boundedParse, type DocumentBounds, defaultDocumentBounds } from "./documentBounds.js"
 import { documentCache } from "./documentCache.js"
@@ -84,8 +85,11 @@ export const graphqlHandler = <R>(
     parse: documents.parse,
     validate: documents.validate,
     rootValue,
-    context: (request: { readonly context: { readonly res: Writable } }): GraphqlContext => ({
-      signal: closedEarly(request.context.res)
+    context: (
+      request: { readonly raw: { readonly headers: Record<string, unknown> }; readonly context: { readonly res: Writable } }
+    ): GraphqlContext => ({
+      signal: closedEarly(request.context.res),
+      requestId: requestIdIn(request.raw.headers)
     }),
     onOperation: (_request: unknown, _args: unknown, result: ExecutionResult) => requestErrorsAsSuch(result),
     parseRequestParams: boundedRequestParams(options.readMaxBytes ?? Number.POSITIVE_INFINITY),

@@ -3,13 +3,14 @@ import type { Request, Response } from "./PortListener.js"
 
 /**
  * CORS for browsers, off unless origins are listed (`*` allows any). Allowed origins get the
- * headers that Connect and gRPC-Web need (connect-es publishes the lists) plus `Authorization`.
+ * headers that Connect and gRPC-Web need (connect-es publishes the lists) plus `Authorization`,
+ * and may read the call's `X-Request-Id`.
  * Returns true when it answered the request itself (a preflight).
  */
 export const corsPolicy = (origins: ReadonlyArray<string>) => {
   const allowMethods = [...new Set([...cors.allowedMethods, "PUT"])].join(", ")
   const allowHeaders = [...new Set([...cors.allowedHeaders, "Authorization"])].join(", ")
-  const exposeHeaders = cors.exposedHeaders.join(", ")
+  const exposeHeaders = [...cors.exposedHeaders, "X-Request-Id"].join(", ")
   return (request: Request, response: Response): boolean => {
     const origin = request.headers["origin"]
     if (origins.length === 0 || typeof origin !== "string") return false

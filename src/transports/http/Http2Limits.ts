@@ -1,5 +1,4 @@
 import * as http2 from "node:http2"
-import { errorTable } from "../ErrorTable.js"
 import type { RequestHandler } from "./PortListener.js"
 import { refuse } from "./Refusal.js"
 
@@ -21,7 +20,7 @@ const timedOut = (request: http2.Http2ServerRequest, response: http2.Http2Server
   // Once the whole request is in, the rest is the server's time, as with node:http's requestTimeout.
   if (stream.destroyed || stream.state.remoteClose) return
   if (!response.headersSent) {
-    refuse(request, response, { kind: errorTable.DeadlineExceeded, message: `the request did not arrive in full within ${millis} ms` })
+    refuse(request, response, { kind: "DeadlineExceeded", message: `the request did not arrive in full within ${millis} ms` })
   }
   // The handler is reading this request, so Node does not end the stream after the answer. CANCEL
   // rather than §8.1's NO_ERROR: Node 20 loses about one NO_ERROR reset in ten sent after an

@@ -1,4 +1,3 @@
-import { errorTable } from "../ErrorTable.js"
 import type { Request, Response } from "./PortListener.js"
 import { refuse } from "./Refusal.js"
 
@@ -7,7 +6,7 @@ import { refuse } from "./Refusal.js"
  * request over the limit is answered `unavailable` at once (gRPC 14, HTTP 503 with Retry-After),
  * a code clients retry, rather than queued: a queue without bound is memory an attacker fills,
  * and a bounded one only delays the same answer. A request counts until its response closes
- * (sent, or the connection gone).
+ * (sent, or the connection gone). A pipeline step: true when it refused the request.
  */
 export const inFlightLimit = (max: number) => {
   let inFlight = 0
@@ -17,14 +16,14 @@ export const inFlightLimit = (max: number) => {
   return (request: Request, response: Response): boolean => {
     if (inFlight >= max) {
       refuse(request, response, {
-        kind: errorTable.Unavailable,
+        kind: "Unavailable",
         message: `this port already has ${max} requests in flight (its limit) and refused this one`,
         headers: { "retry-after": "1" }
       })
-      return false
+      return true
     }
     inFlight++
     response.once("close", release)
-    return true
+    return false
   }
 }

@@ -1,9 +1,8 @@
-import { ConnectError } from "@connectrpc/connect"
 import { encodeEnvelope } from "@connectrpc/connect/protocol"
-import { endStreamFlag, endStreamToJson, errorToJson } from "@connectrpc/connect/protocol-connect"
+import { endStreamFlag, endStreamToJson } from "@connectrpc/connect/protocol-connect"
 import { setTrailerStatus } from "@connectrpc/connect/protocol-grpc"
 import * as http2 from "node:http2"
-import type { WireError } from "../ErrorTable.js"
+import { connectError, errorBody, errorTable, type FailureKind } from "../ErrorTable.js"
 import type { Request, Response } from "./PortListener.js"
 
 /** Connect, gRPC and gRPC-Web address `/<package>.<Service>/<Method>`; no REST path has a dot there. */
@@ -11,7 +10,7 @@ export const isRpcPath = (path: string) => path.indexOf(".") !== -1 && path.inde
 
 /** A request answered by the edge, before (or instead of) any handler reading its body. */
 export interface Refusal {
-  readonly kind: WireError
+  readonly kind: FailureKind
   /** One line, safe to show. Plain words: connect-es percent-encodes it for gRPC, and @grpc/grpc-js decodes with `decodeURI`. */
   readonly message: string
   /** Extra response headers of the non-gRPC forms (`www-authenticate`, `retry-after`). */
@@ -56,7 +55,8 @@ const send = (response: Response, status: number, headers: Record<string, string
  */
 export const refuse = (request: Request, response: Response, refusal: Refusal): void => {
   const { kind, message } = refusal
-  const error = new ConnectError(message, kind.connect)
+  const error = connectError(kind, message)
+  const status = errorTable[kind].http
   const contentType = request.headers["content-type"] ?? ""
   const extra = refusal.headers ?? {}
   const json = { "content-type": "application/json", ...extra }
@@ -77,12 +77,12 @@ export const refuse = (request: Request, response: Response, refusal: Refusal): 
       break
     }
     case "connect":
-      send(response, kind.http, json, JSON.stringify(errorToJson(error, undefined)))
+      send(response, status, json, JSON.stringify(errorBody.connect(kind, message)))
       break
     case "graphql":
-      send(response, kind.http, json, JSON.stringify({ errors: [{ message, extensions: { code: kind.graphql } }] }))
+      send(response, status, json, JSON.stringify(errorBody.graphql(kind, message)))
       break
     case "json":
-      send(response, kind.http, json, JSON.stringify({ code: kind.grpc, message, details: [] }))
+      send(response, status, json, JSON.stringify(errorBody.rest(kind, message)))
   }
 }

@@ -10,6 +10,7 @@ import { InvalidArgument } from "../../domain/Errors.js"
 import { validate } from "../../domain/Validation.js"
 import { errorTable } from "../ErrorTable.js"
 import { boundedBody } from "../http/BoundedBody.js"
+import { requestIdIn } from "../http/RequestId.js"
 import { namesOtherCharset, utf8Text } from "../http/Utf8Text.js"
 import { errorReply } from "../rest/RestCall.js"
 
@@ -118,7 +119,9 @@ const withDefectsLogged = (context: Context.Context<never>, rpcs: Iterable<Rpc.A
       handler: (payload: unknown, options: Parameters<Rpc.Handler<string>["handler"]>[1]) =>
         (entry.handler(payload, options) as Effect.Effect<unknown, unknown>).pipe(
           Effect.tapDefect((cause) => Effect.logError(`${rpc._tag} failed`, cause)),
-          Effect.catchAllDefect(() => Effect.die(new Error("internal error")))
+          Effect.catchAllDefect(() => Effect.die(new Error("internal error"))),
+          // @effect/rpc hands the handler the HTTP request's headers with the frame's own.
+          Effect.annotateLogs("requestId", requestIdIn(options.headers))
         )
     })
   }

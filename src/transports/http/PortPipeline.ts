@@ -1,0 +1,39 @@
+import type { Request, RequestHandler, Response } from "./PortListener.js"
+import { assignRequestId } from "./RequestId.js"
+
+/** A step of the pipeline: true when it has answered the request itself, false to let it on. */
+export type Step = (request: Request, response: Response) => boolean
+
+export interface PortPipeline {
+  /** CORS headers for allowed origins; answers preflights. */
+  readonly cors: Step
+  /** `GET /healthz` and `GET /readyz`. */
+  readonly probes: Step
+  /** Whether a path is gRPC health, which `health` serves. */
+  readonly isHealth: (path: string) => boolean
+  readonly health: RequestHandler
+  /** Refuses a call without the bearer token when one is configured. */
+  readonly authentication: Step
+  /** Refuses a call over the port's in-flight limit. */
+  readonly admission: Step
+  /** The styles: Connect and gRPC, GraphQL, REST and `/rpc`. */
+  readonly styles: RequestHandler
+}
+
+/**
+ * Every call on a port, in every style, passes here first, in this order: it gets its request id;
+ * CORS; the probes; gRPC health, which is open and needs no place under the in-flight limit (a
+ * saturated port still says it is alive); then authentication, from the headers alone, before
+ * any body is read; then admission; then its style.
+ *
+ * Written on Node's request and response rather than as the platform's HttpMiddleware: connect-node
+ * and graphql-http take Node's request and response themselves, so a middleware of the platform's
+ * HTTP app would only see the REST and `/rpc` calls.
+ */
+export const portPipeline = (steps: PortPipeline): RequestHandler => (request, response) => {
+  assignRequestId(request, response)
+  if (steps.cors(request, response) || steps.probes(request, response)) return
+  if (steps.isHealth((request.url ?? "/").split("?", 1)[0]!)) return steps.health(request, response)
+  if (steps.authentication(request, response) || steps.admission(request, response)) return
+  steps.styles(request, response)
+}
