@@ -17,6 +17,12 @@ export class InvalidArgument extends Schema.TaggedError<InvalidArgument>()("Inva
   static field(field: string, description: string): InvalidArgument {
     return InvalidArgument.fromViolations([new FieldViolation({ field, description })])
   }
+  /** The same violations, with field `from` called `to`: for a style that names a field its own way. */
+  renamed(from: string, to: string): InvalidArgument {
+    return InvalidArgument.fromViolations(
+      this.violations.map((v) => (v.field === from ? new FieldViolation({ field: to, description: v.description }) : v))
+    )
+  }
 }
 
 export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", {

@@ -13,9 +13,7 @@ import { Timestamp } from "./Timestamp.js"
  * that drops them: a step on the request's fields would run only after every other field had
  * passed, and so hide this field's error whenever another field had one.)
  */
-const GivenWorkflowId = Schema.Union(WorkflowId, Schema.Literal(""), Schema.Null).annotations({
-  message: () => ({ message: "must be a UUID (8-4-4-4-12 hex digits)", override: true })
-})
+const GivenWorkflowId = Schema.Union(WorkflowId, Schema.Literal(""), Schema.Null)
 
 const WorkflowOptions = Schema.Struct({ workflowId: Schema.optionalWith(GivenWorkflowId, { exact: true }) }).annotations({
   identifier: "WorkflowOptions"

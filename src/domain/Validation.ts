@@ -2,14 +2,16 @@ import { Effect, Either, ParseResult, type Schema } from "effect"
 import { FieldViolation, InvalidArgument } from "./Errors.js"
 
 /**
- * A field that may be null (`Schema.NullOr`) reports both members when a value fits neither; the
- * "Expected null" half never tells the caller anything, so it is left out when there is more.
+ * A value that may also be absent (`null`, or an empty string where proto3 cannot tell empty from
+ * absent) reports every alternative when it fits none; "Expected null" and `Expected ""` never
+ * tell the caller anything, so they are left out when the value's own rule has more to say.
  */
-const isNullAlternative = (issue: ParseResult.ArrayFormatterIssue) => issue.message.startsWith("Expected null, actual")
+const isAbsentAlternative = (issue: ParseResult.ArrayFormatterIssue) =>
+  issue.message.startsWith("Expected null, actual") || issue.message.startsWith(`Expected "", actual`)
 
 const violationsOf = (error: ParseResult.ParseError): ReadonlyArray<FieldViolation> => {
   const issues = ParseResult.ArrayFormatter.formatErrorSync(error)
-  const told = issues.length > 1 ? issues.filter((issue) => !isNullAlternative(issue)) : issues
+  const told = issues.length > 1 ? issues.filter((issue) => !isAbsentAlternative(issue)) : issues
   return told.map((issue) => new FieldViolation({ field: issue.path.join("."), description: issue.message }))
 }
 

@@ -719,17 +719,9 @@ for (const c of valueCases) {
     }
     const rpc = wantFor(c, "rpc")
     if (rpc) {
-      add(
-        "Effect RPC (typed client)",
-        name,
-        op.port,
-        (urls) =>
-          rpcTyped(
-            urls[op.port],
-            Effect.flatMap(RpcClient.make(op.rpc.group), (client: any) => client[op.rpc.tag](json))
-          ),
-        rpc
-      )
+      // Sent as a raw frame: the typed client checks a payload's wire shape before sending (its
+      // schema is the operation's), so only the server's own checks are seen this way.
+      add("Effect RPC (/rpc)", name, op.port, (urls) => rpcPost(urls[op.port], rpcRequest(op.rpc.tag, json)), rpc)
     }
   }
   // A JSON request is also a protobuf one when it has no Timestamps (those are seconds and nanos there).

@@ -1,3 +1,4 @@
+import { Effect } from "effect"
 import { LicenseOperations } from "../../operations/LicenseOperations.js"
 import { operation } from "../../operations/Operation.js"
 import { OrgOperations } from "../../operations/OrgOperations.js"
@@ -83,7 +84,11 @@ type Query { onboardingWorkflow(id: ID!): OnboardingWorkflow }
 type Mutation { createOnboardingWorkflow(input: CreateOnboardingWorkflowInput!): CreateOnboardingWorkflowResponse! }
 `),
   operations: {
-    onboardingWorkflow: (args) => getWorkflow({ workflowId: args["id"] }),
+    // The run's id is the argument `id` here: refusals name it so.
+    onboardingWorkflow: (args) =>
+      getWorkflow({ workflowId: args["id"] }).pipe(
+        Effect.catchTag("InvalidArgument", (invalid) => Effect.fail(invalid.renamed("workflowId", "id")))
+      ),
     createOnboardingWorkflow: (args) => createWorkflow(args["input"])
   }
 }
