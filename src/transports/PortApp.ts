@@ -1,7 +1,6 @@
 import { connectNodeAdapter } from "@connectrpc/connect-node"
 import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
 import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
-import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import type * as Rpc from "@effect/rpc/Rpc"
 import { Effect, Option, type Redacted, Runtime } from "effect"
@@ -23,7 +22,7 @@ import { probes } from "./http/Probes.js"
 import { isRpcPath } from "./http/Refusal.js"
 import { bearerAuth } from "./http/BearerAuth.js"
 import { portPipeline } from "./http/PortPipeline.js"
-import { errorReply, refuseOtherMethods } from "./rest/RestCall.js"
+import { restApp } from "./rest/RestApp.js"
 import { errorBody, errorTable } from "./ErrorTable.js"
 import { rpcEndpoint } from "./rpc/rpcEndpoint.js"
 import type { ServiceApi } from "./ServiceApis.js"
@@ -82,15 +81,12 @@ export const portApp = <R, Rpcs extends Rpc.Any>(api: ServiceApi<R, Rpcs>, optio
     }))
 
     const rpc = yield* rpcEndpoint(api.rpcs)
-    const app = api.rest.pipe(
-      HttpRouter.post("/rpc", rpc),
-      refuseOtherMethods("/rpc", ["POST"]),
-      Effect.catchTag("RouteNotFound", () => Effect.succeed(errorReply(404, 5, "no such path on this port"))),
-      Effect.tapDefect((cause) => Effect.logError("HTTP request failed", cause))
-    )
+    const platformApp = yield* restApp(api.rest.api, api.rest.handlers, rpc)
     // The body limit goes into the runtime the handler captures, not around each request.
-    const effectHttp = yield* NodeHttpServer.makeHandler(app).pipe(
-      HttpIncomingMessage.withMaxBodySize(Option.some(options.readMaxBytes))
+    const effectHttp = yield* NodeHttpServer.makeHandler(platformApp).pipe(
+      HttpIncomingMessage.withMaxBodySize(Option.some(options.readMaxBytes)),
+      // What the platform's handlers may use (none of ours does): its file system, ETags and paths.
+      Effect.provide(NodeHttpServer.layerContext)
     )
     const graphql = graphqlHandler(api.graphql, runtime, {
       readMaxBytes: options.readMaxBytes,

@@ -1,6 +1,7 @@
 import type { DescService } from "@bufbuild/protobuf"
 import type { ConnectRouter } from "@connectrpc/connect"
-import type { HttpRouter } from "@effect/platform"
+import type { HttpApi } from "@effect/platform"
+import type { Layer } from "effect"
 import type { Rpc, RpcGroup } from "@effect/rpc"
 import { LicenseService } from "../gen/license/v1beta1/license_pb.js"
 import { OrgService } from "../gen/org/v1beta1/org_pb.js"
@@ -22,7 +23,8 @@ import {
   profileGraphql,
   workflowGraphql
 } from "./graphql/graphqlApis.js"
-import { licenseRoutes, orgRoutes, profileRoutes, workflowRoutes } from "./rest/restRoutes.js"
+import { LicenseHttpApi, OrgHttpApi, ProfileHttpApi, WorkflowHttpApi } from "./rest/HttpApis.js"
+import { LicenseRestLive, OrgRestLive, ProfileRestLive, WorkflowRestLive } from "./rest/RestHandlers.js"
 
 /** One service's Connect/gRPC surface: its descriptor and how to register its handlers. */
 export interface ConnectApi<R> {
@@ -34,7 +36,8 @@ export interface ConnectApi<R> {
 export interface ServiceApi<R, Rpcs extends Rpc.Any> {
   readonly connect: ConnectApi<R>
   readonly graphql: GraphqlApi<R>
-  readonly rest: HttpRouter.HttpRouter<never, R>
+  /** The REST API (paths, bodies, statuses; also the OpenAPI document) and its handlers. */
+  readonly rest: { readonly api: HttpApi.HttpApi.Any; readonly handlers: Layer.Layer<HttpApi.Api, never, R> }
   readonly rpcs: RpcGroup.RpcGroup<Rpcs>
 }
 
@@ -58,12 +61,12 @@ const workflowConnect: ConnectApi<WorkflowHandlers> = {
   register: (router, call) => router.service(WorkflowService, workflowService(call))
 }
 
-export const orgApi = { connect: orgConnect, graphql: orgGraphql, rest: orgRoutes, rpcs: OrgOperations }
-export const profileApi = { connect: profileConnect, graphql: profileGraphql, rest: profileRoutes, rpcs: ProfileOperations }
-export const licenseApi = { connect: licenseConnect, graphql: licenseGraphql, rest: licenseRoutes, rpcs: LicenseOperations }
+export const orgApi = { connect: orgConnect, graphql: orgGraphql, rest: { api: OrgHttpApi, handlers: OrgRestLive }, rpcs: OrgOperations }
+export const profileApi = { connect: profileConnect, graphql: profileGraphql, rest: { api: ProfileHttpApi, handlers: ProfileRestLive }, rpcs: ProfileOperations }
+export const licenseApi = { connect: licenseConnect, graphql: licenseGraphql, rest: { api: LicenseHttpApi, handlers: LicenseRestLive }, rpcs: LicenseOperations }
 export const workflowApi = {
   connect: workflowConnect,
   graphql: workflowGraphql,
-  rest: workflowRoutes,
+  rest: { api: WorkflowHttpApi, handlers: WorkflowRestLive },
   rpcs: WorkflowOperations
 }

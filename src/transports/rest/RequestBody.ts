@@ -1,7 +1,6 @@
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Effect } from "effect"
 import { InvalidArgument } from "../../domain/Errors.js"
-import { errorTable } from "../ErrorTable.js"
 import { boundedBody } from "../http/BoundedBody.js"
 import { namesOtherCharset, utf8Text } from "../http/Utf8Text.js"
 import { HttpRejection } from "./RestCall.js"
@@ -41,27 +40,20 @@ export const jsonObjectBody = Effect.gen(function*() {
   const request = yield* HttpServerRequest.HttpServerRequest
   if (!isJsonType(request.headers["content-type"])) {
     return yield* new HttpRejection({
-      status: 415,
-      code: 3,
+      kind: "UnsupportedMediaType",
       message: "the request body must be JSON (Content-Type: application/json)"
     })
   }
   if (namesOtherCharset(request.headers["content-type"])) {
     return yield* new HttpRejection({
-      status: 415,
-      code: 3,
+      kind: "UnsupportedMediaType",
       message: "the request body must be JSON in UTF-8 (Content-Type: application/json; charset=utf-8)"
     })
   }
   // Not `request.text`: over MAX_BODY_BYTES it resets the connection instead of letting a 413 through.
   const bytes = yield* boundedBody.pipe(
     Effect.catchTags({
-      BodyTooLarge: (tooLarge) =>
-        new HttpRejection({
-          status: errorTable.ResourceExhausted.http,
-          code: errorTable.ResourceExhausted.grpc,
-          message: tooLarge.message
-        }),
+      BodyTooLarge: (tooLarge) => new HttpRejection({ kind: "ResourceExhausted", message: tooLarge.message }),
       BodyUnreadable: () => InvalidArgument.field("", "the request body could not be read")
     })
   )

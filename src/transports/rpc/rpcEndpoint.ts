@@ -8,7 +8,6 @@ import * as RpcServer from "@effect/rpc/RpcServer"
 import { Context, Effect, Either, Schema } from "effect"
 import { InvalidArgument } from "../../domain/Errors.js"
 import { validate } from "../../domain/Validation.js"
-import { errorTable } from "../ErrorTable.js"
 import { boundedBody } from "../http/BoundedBody.js"
 import { requestIdIn } from "../http/RequestId.js"
 import { namesOtherCharset, utf8Text } from "../http/Utf8Text.js"
@@ -27,7 +26,7 @@ import { errorReply } from "../rest/RestCall.js"
  * unchanged; what it answers is scrubbed of defect detail on the way out.
  */
 
-const invalid = (message: string) => errorReply(errorTable.InvalidArgument.http, errorTable.InvalidArgument.grpc, message)
+const invalid = (message: string) => errorReply("InvalidArgument", message)
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
@@ -166,7 +165,7 @@ export const rpcEndpoint = <Rpcs extends Rpc.Any>(group: RpcGroup.RpcGroup<Rpcs>
     return Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
       if (namesOtherCharset(request.headers["content-type"])) {
-        return errorReply(415, errorTable.InvalidArgument.grpc, "the request body must be JSON in UTF-8")
+        return errorReply("UnsupportedMediaType", "the request body must be JSON in UTF-8")
       }
       // @effect/rpc reads the body with the platform's `request.text`, which over MAX_BODY_BYTES
       // resets the connection (see BoundedBody); so it is read here, and handed over already read.
@@ -181,7 +180,7 @@ export const rpcEndpoint = <Rpcs extends Rpc.Any>(group: RpcGroup.RpcGroup<Rpcs>
       return withoutDefectDetail(yield* Effect.provideService(rpcApp, HttpServerRequest.HttpServerRequest, read))
     }).pipe(Effect.catchTags({
       BodyTooLarge: (tooLarge) =>
-        Effect.succeed(errorReply(errorTable.ResourceExhausted.http, errorTable.ResourceExhausted.grpc, tooLarge.message)),
+        Effect.succeed(errorReply("ResourceExhausted", tooLarge.message)),
       BodyUnreadable: () => Effect.succeed(invalid("the request body could not be read"))
     }))
   })

@@ -1,0 +1,111 @@
+import type * as HttpApi from "@effect/platform/HttpApi"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import type * as HttpApp from "@effect/platform/HttpApp"
+import type * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpServerError from "@effect/platform/HttpServerError"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as OpenApi from "@effect/platform/OpenApi"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import { Effect, Layer, type Scope } from "effect"
+import { requestIdIn } from "../http/RequestId.js"
+import { errorReply, methodNotAllowed } from "./RestCall.js"
+
+/** The path patterns of an API's endpoints (`/orgs/:id`), each with the methods it takes. */
+const routesOf = (api: HttpApi.HttpApi.Any) => {
+  const routes = new Map<string, { readonly pattern: RegExp; readonly methods: Array<string> }>()
+  for (const group of Object.values((api as HttpApi.HttpApi.AnyWithProps).groups)) {
+    for (const endpoint of Object.values(group.endpoints)) {
+      const route = routes.get(endpoint.path) ?? {
+        pattern: new RegExp(`^${endpoint.path.replace(/:[^/]+/g, "[^/]+")}$`),
+        methods: []
+      }
+      route.methods.push(endpoint.method)
+      routes.set(endpoint.path, route)
+    }
+  }
+  return [...routes.values()]
+}
+
+/**
+ * The answers the platform would give in its own form, given in the REST form: a path of this
+ * port with another method is 405 with `Allow`, any other path 404.
+ */
+const restRefusals = (api: HttpApi.HttpApi.Any) => {
+  const routes = routesOf(api)
+  const answer = (error: unknown) => {
+    if (error instanceof HttpServerError.RouteNotFound) {
+      const path = error.request.url.split("?", 1)[0]!
+      const allowed = routes.filter((route) => route.pattern.test(path)).flatMap((route) => route.methods)
+      return allowed.length > 0 ? methodNotAllowed(allowed) : errorReply("NotFound", "no such path on this port")
+    }
+    return undefined
+  }
+  return HttpApiBuilder.middleware((app) =>
+    Effect.catchAll(app, (error) => {
+      const reply = answer(error)
+      return reply === undefined ? Effect.fail(error) : Effect.succeed(reply)
+    })
+  )
+}
+
+/**
+ * The OpenAPI 3.1 document of a port's REST operations. The platform adds its own decode-error
+ * body to every operation's 400; it never answers with it here (the handlers decode with the
+ * operations' rules and answer a 400 with the REST error body), so that one is taken out.
+ */
+export const openApiDocument = (api: HttpApi.HttpApi.Any) => {
+  const spec = OpenApi.fromApi(api as HttpApi.HttpApi.AnyWithProps) as unknown as {
+    paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: unknown }> }> }>>
+    components: { schemas: Record<string, unknown> }
+  }
+  const decodeError = "#/components/schemas/HttpApiDecodeError"
+  for (const operations of Object.values(spec.paths)) {
+    for (const operation of Object.values(operations)) {
+      const json = operation.responses["400"]?.content?.["application/json"]
+      const schema = json?.schema as { anyOf?: Array<{ $ref?: string }> } | undefined
+      if (json !== undefined && schema?.anyOf !== undefined) {
+        const kept = schema.anyOf.filter((member) => member.$ref !== decodeError)
+        json.schema = kept.length === 1 ? kept[0] : { anyOf: kept }
+      }
+    }
+  }
+  delete spec.components.schemas["HttpApiDecodeError"]
+  delete spec.components.schemas["Issue"]
+  delete spec.components.schemas["PropertyKey"]
+  return spec
+}
+
+/**
+ * The part of a port that the platform serves: the REST API (an HttpApi), its OpenAPI document at
+ * `GET /openapi.json`, and `POST /rpc`. Every call's log lines carry its request id.
+ */
+export const restApp = <E, R>(
+  api: HttpApi.HttpApi.Any,
+  rest: Layer.Layer<HttpApi.Api, E, R>,
+  rpc: HttpApp.Default<never, Scope.Scope>
+) =>
+  Effect.gen(function*() {
+    const context = yield* Layer.build(
+      Layer.mergeAll(rest, restRefusals(api)).pipe(
+        Layer.provideMerge(HttpApiBuilder.Router.Live),
+        Layer.provideMerge(HttpApiBuilder.Middleware.layer),
+        Layer.provideMerge(NodeHttpServer.layerContext)
+      )
+    )
+    const app = yield* Effect.provide(HttpApiBuilder.httpApp, context)
+    // Built once per port: the document does not change while the process runs.
+    const document = HttpServerResponse.unsafeJson(openApiDocument(api), {
+      headers: { "cache-control": "public, max-age=300" }
+    })
+    return Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const path = request.url.split("?", 1)[0]
+      const answer: HttpApp.Default<never, Scope.Scope | HttpRouter.HttpRouter.DefaultServices> = path === "/rpc"
+        ? request.method === "POST" ? rpc : Effect.succeed(methodNotAllowed(["POST"]))
+        : path === "/openapi.json"
+        ? request.method === "GET" || request.method === "HEAD" ? Effect.succeed(document) : Effect.succeed(methodNotAllowed(["GET"]))
+        : app
+      return yield* Effect.annotateLogs(answer, "requestId", requestIdIn(request.headers))
+    })
+  })
