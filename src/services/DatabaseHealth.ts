@@ -1,5 +1,5 @@
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Context, Duration, Effect, Ref, Schedule, Stream, SubscriptionRef } from "effect"
+import { Context, Duration, Effect, Layer, Ref, Schedule, Stream, SubscriptionRef } from "effect"
 import { withinBudget } from "./Transient.js"
 
 /**
@@ -63,4 +63,10 @@ export class DatabaseHealth extends Effect.Service<DatabaseHealth>()("DatabaseHe
 
     return { isReady, changes } as const
   })
-}) {}
+}) {
+  /** With no database (the in-memory layers), always ready. */
+  static readonly InMemory = Layer.succeed(
+    DatabaseHealth,
+    DatabaseHealth.make({ isReady: Effect.succeed(true), changes: Stream.make(true) })
+  )
+}

@@ -1,8 +1,9 @@
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { LicenseId } from "../domain/Ids.js"
 import { License } from "../domain/License.js"
 import { utcText } from "./SqlText.js"
+import { InMemoryStore, inMemoryTable } from "./InMemoryStore.js"
 import { findStored, getOrNotFound, insertOrReplay } from "./Records.js"
 import { databaseOperation } from "./Transient.js"
 
@@ -28,4 +29,10 @@ export class Licenses extends Effect.Service<Licenses>()("Licenses", {
       get: (id: LicenseId) => getOrNotFound("license", find)(id).pipe(databaseOperation)
     } as const
   })
-}) {}
+}) {
+  /** The same rules, kept in memory (no SQL): what the transport tests run on. */
+  static readonly InMemory = Layer.effect(
+    Licenses,
+    Effect.map(InMemoryStore, (store) => Licenses.make(inMemoryTable(store, "licenses", "license")))
+  )
+}

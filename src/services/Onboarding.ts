@@ -1,12 +1,14 @@
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Effect, Schema } from "effect"
+import { Clock, Effect, HashMap, Layer, Option, Ref, Schema } from "effect"
 import { randomUUID } from "node:crypto"
-import { AlreadyExists, type Unavailable } from "../domain/Errors.js"
+import { AlreadyExists, NotFound, type Unavailable } from "../domain/Errors.js"
 import { LicenseId, OrgId, ProfileId, UserId, WorkflowId } from "../domain/Ids.js"
 import { License } from "../domain/License.js"
 import { OnboardingRequest, OnboardingResult, OnboardingRun } from "../domain/Onboarding.js"
 import { Org } from "../domain/Org.js"
 import { Profile } from "../domain/Profile.js"
+import { fromMicros } from "../domain/Timestamp.js"
+import { InMemoryStore } from "./InMemoryStore.js"
 import { Licenses } from "./Licenses.js"
 import { Orgs } from "./Orgs.js"
 import { Profiles } from "./Profiles.js"
@@ -95,4 +97,63 @@ export class Onboarding extends Effect.Service<Onboarding>()("Onboarding", {
     } as const
   }),
   dependencies: [Orgs.Default, Profiles.Default, Licenses.Default]
-}) {}
+}) {
+  /**
+   * The same rules, kept in memory (no SQL): the run and its three records land in one atomic
+   * update of the shared store or not at all, and a repeated workflow id finds the finished run.
+   */
+  static readonly InMemory = Layer.effect(
+    Onboarding,
+    Effect.map(InMemoryStore, (store) =>
+      Onboarding.make({
+        create: (request) =>
+          Effect.gen(function*() {
+            const workflowId = request.workflowId ?? WorkflowId.make(randomUUID())
+            const now = yield* Clock.currentTimeMillis
+            const result = new OnboardingResult({
+              workflowId,
+              orgId: OrgId.make(randomUUID()),
+              profileId: ProfileId.make(randomUUID()),
+              licenseId: LicenseId.make(randomUUID())
+            })
+            return yield* Effect.flatten(Ref.modify(store, (tables) => {
+              const earlier = HashMap.get(tables.runs, workflowId)
+              if (Option.isSome(earlier)) {
+                return [
+                  earlier.value.fingerprint === request.fingerprint
+                    ? Effect.succeed(new OnboardingResult(earlier.value.run))
+                    : Effect.fail(new AlreadyExists({ resource: "workflow", id: workflowId })),
+                  tables
+                ] as const
+              }
+              const run = new OnboardingRun({ ...result, status: "completed", createdAt: fromMicros(BigInt(now) * 1000n) })
+              return [Effect.succeed(result), {
+                orgs: HashMap.set(tables.orgs, result.orgId, new Org({ id: result.orgId, name: request.org.name })),
+                profiles: HashMap.set(
+                  tables.profiles,
+                  result.profileId,
+                  new Profile({ id: result.profileId, fullName: request.profile.fullName, orgId: result.orgId })
+                ),
+                licenses: HashMap.set(
+                  tables.licenses,
+                  result.licenseId,
+                  new License({
+                    id: result.licenseId,
+                    userId: UserId.make(result.profileId),
+                    start: request.license.start,
+                    end: request.license.end
+                  })
+                ),
+                runs: HashMap.set(tables.runs, workflowId, { run, fingerprint: request.fingerprint })
+              }] as const
+            }))
+          }),
+        getRun: (workflowId) =>
+          Effect.flatMap(Ref.get(store), (tables) =>
+            Option.match(HashMap.get(tables.runs, workflowId), {
+              onNone: () => Effect.fail(new NotFound({ resource: "workflow", id: workflowId })),
+              onSome: (stored) => Effect.succeed(stored.run)
+            }))
+      }))
+  )
+}

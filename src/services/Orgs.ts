@@ -1,7 +1,8 @@
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { OrgId } from "../domain/Ids.js"
 import { Org } from "../domain/Org.js"
+import { InMemoryStore, inMemoryTable } from "./InMemoryStore.js"
 import { findStored, getOrNotFound, insertOrReplay } from "./Records.js"
 import { databaseOperation } from "./Transient.js"
 
@@ -22,4 +23,10 @@ export class Orgs extends Effect.Service<Orgs>()("Orgs", {
       get: (id: OrgId) => getOrNotFound("org", find)(id).pipe(databaseOperation)
     } as const
   })
-}) {}
+}) {
+  /** The same rules, kept in memory (no SQL): what the transport tests run on. */
+  static readonly InMemory = Layer.effect(
+    Orgs,
+    Effect.map(InMemoryStore, (store) => Orgs.make(inMemoryTable(store, "orgs", "org")))
+  )
+}

@@ -1,7 +1,8 @@
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { ProfileId } from "../domain/Ids.js"
 import { Profile } from "../domain/Profile.js"
+import { InMemoryStore, inMemoryTable } from "./InMemoryStore.js"
 import { findStored, getOrNotFound, insertOrReplay } from "./Records.js"
 import { databaseOperation } from "./Transient.js"
 
@@ -24,4 +25,10 @@ export class Profiles extends Effect.Service<Profiles>()("Profiles", {
       get: (id: ProfileId) => getOrNotFound("profile", find)(id).pipe(databaseOperation)
     } as const
   })
-}) {}
+}) {
+  /** The same rules, kept in memory (no SQL): what the transport tests run on. */
+  static readonly InMemory = Layer.effect(
+    Profiles,
+    Effect.map(InMemoryStore, (store) => Profiles.make(inMemoryTable(store, "profiles", "profile")))
+  )
+}

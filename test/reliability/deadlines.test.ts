@@ -11,9 +11,9 @@ import { Onboarding } from "../../src/services/Onboarding.js"
 import { Orgs } from "../../src/services/Orgs.js"
 import { Profiles } from "../../src/services/Profiles.js"
 import { Services } from "../e2e/support/Servers.js"
-import { inProcessServers } from "../support/InProcessServers.js"
+import { inProcessServers, SqlServices } from "../support/InProcessServers.js"
 import { rowCounts } from "../support/rows.js"
-import { testDatabaseKind } from "../support/TestDatabase.js"
+import { TestDatabase, testDatabaseKind } from "../support/TestDatabase.js"
 import { type Answer, envelope, grpcJsCall, grpcRaw, httpCall, protoBytes } from "./support/wire.js"
 
 /**
@@ -110,7 +110,7 @@ const workflowCall = (send: (baseUrl: string) => Promise<Answer>) =>
   })
 
 describe(`deadlines beyond what a timer holds (${testDatabaseKind})`, () => {
-  layer(inProcessServers(), { timeout: 60_000, excludeTestServices: true })((it) => {
+  layer(inProcessServers({}, SqlServices), { timeout: 60_000, excludeTestServices: true })((it) => {
     // 597 hours is the first whole number of hours above 2^31-1 ms, where setTimeout fires at once.
     for (const timeout of ["597H", "99999999H", "2147484S"]) {
       it.effect(`gRPC (raw HTTP/2) grpc-timeout ${timeout}: the write succeeds`, () =>
@@ -163,7 +163,7 @@ const SlowServices = Layer.mergeAll(
   Licenses.Default,
   Onboarding.DefaultWithoutDependencies.pipe(Layer.provide([SlowOrgs, Profiles.Default, Licenses.Default])),
   DatabaseHealth.Default
-)
+).pipe(Layer.provideMerge(TestDatabase))
 
 describe(`a deadline that passes mid-transaction (${testDatabaseKind})`, () => {
   layer(inProcessServers({}, SlowServices), { timeout: 60_000, excludeTestServices: true })((it) => {

@@ -10,7 +10,7 @@ import { ProfileOperations } from "../../src/operations/ProfileOperations.js"
 import { WorkflowOperations } from "../../src/operations/WorkflowOperations.js"
 import { Services } from "../e2e/support/Servers.js"
 import type { ServiceUrls } from "../e2e/support/StyleClient.js"
-import { inProcessServers } from "../support/InProcessServers.js"
+import { inProcessServers, SqlServices } from "../support/InProcessServers.js"
 import { rowCounts } from "../support/rows.js"
 import { testDatabaseKind } from "../support/TestDatabase.js"
 import {
@@ -322,7 +322,7 @@ const forGrpcJs = (value: unknown): unknown =>
 const runs = (numRuns: number) => ({ timeout: 60_000, fastCheck: { numRuns } })
 
 describe(`fuzzing every style (${testDatabaseKind})`, () => {
-  layer(inProcessServers(), { timeout: 120_000, excludeTestServices: true })((it) => {
+  layer(inProcessServers({}, SqlServices), { timeout: 120_000, excludeTestServices: true })((it) => {
     const clientFor = connectNodeClients()
 
     it.effect.prop(

@@ -3,15 +3,11 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Cause, Effect, Exit, Layer } from "effect"
 import { randomUUID } from "node:crypto"
 import type { Org } from "../../src/domain/Org.js"
-import { DatabaseHealth } from "../../src/services/DatabaseHealth.js"
-import { Licenses } from "../../src/services/Licenses.js"
-import { Onboarding } from "../../src/services/Onboarding.js"
 import { Orgs } from "../../src/services/Orgs.js"
-import { Profiles } from "../../src/services/Profiles.js"
 import { OrgOperations } from "../../src/operations/OrgOperations.js"
 import { rpcProtocol } from "../../src/transports/rpc/RpcClients.js"
 import { Services } from "../e2e/support/Servers.js"
-import { inProcessServers } from "../support/InProcessServers.js"
+import { InMemoryServices, inProcessServers } from "../support/InProcessServers.js"
 import { rowCounts } from "../support/rows.js"
 import { testDatabaseKind } from "../support/TestDatabase.js"
 import { healthz, httpCall, rpcRequest } from "./support/wire.js"
@@ -143,7 +139,7 @@ const BrokenOrgs = Layer.succeed(
 )
 
 describe(`/rpc answers carry no defect detail (${testDatabaseKind})`, () => {
-  const services = Layer.mergeAll(BrokenOrgs, Profiles.Default, Licenses.Default, Onboarding.Default, DatabaseHealth.Default)
+  const services = Layer.merge(InMemoryServices, BrokenOrgs)
   layer(inProcessServers({}, services), { timeout: 60_000, excludeTestServices: true })((it) => {
     it.effect("a result the schema cannot encode is answered as \"internal error\", without the schema's text", () =>
       Effect.gen(function*() {

@@ -10,7 +10,7 @@ import { OrgService } from "../../src/gen/org/v1beta1/org_pb.js"
 import { Orgs } from "../../src/services/Orgs.js"
 import { bearerCheck } from "../../src/transports/http/BearerAuth.js"
 import { Services } from "../e2e/support/Servers.js"
-import { AllServices, inProcessServers } from "../support/InProcessServers.js"
+import { InMemoryServices, inProcessServers } from "../support/InProcessServers.js"
 import { testDatabaseKind } from "../support/TestDatabase.js"
 
 const token = "s3cret-token-for-tests"
@@ -165,7 +165,7 @@ describe("failures reveal nothing of the inside", () => {
       get: () => Effect.die(new Error("relation \"orgs\" violates check: SELECT * FROM orgs WHERE secret = 1"))
     })
   )
-  const services = Layer.merge(AllServices, leakyOrgs)
+  const services = Layer.merge(InMemoryServices, leakyOrgs)
 
   layer(inProcessServers({}, services), { timeout: 120_000, excludeTestServices: true })((it) => {
     it.effect("every style answers a defect with 'internal error' and no SQL or stack trace", () =>

@@ -85,7 +85,9 @@ describe(`database health is one shared, cached state (${testDatabaseKind})`, ()
 
 describe(`health over the ports reads the shared state (${testDatabaseKind})`, () => {
   const tap = databaseTap()
-  const services = Layer.mergeAll(Orgs.Default, Profiles.Default, Licenses.Default, Onboarding.Default, healthOver(tap))
+  const services = Layer.mergeAll(Orgs.Default, Profiles.Default, Licenses.Default, Onboarding.Default, healthOver(tap)).pipe(
+    Layer.provideMerge(TestDatabase)
+  )
   // 500 Watch streams share one HTTP/2 connection here.
   layer(inProcessServers({ maxStreamsPerConnection: 1_000 }, services), { timeout: 120_000, excludeTestServices: true })((it) => {
     it.effect("1,000 concurrent /readyz and 500 gRPC Watch streams run a handful of `select 1`; an outage shows as 503 and NOT_SERVING", () =>

@@ -1,37 +1,41 @@
 import { Effect, Layer } from "effect"
 import { defaultSettings, servePort, type Settings } from "../../src/main/Process.js"
 import { license, org, profile, workflow } from "../../src/main/ServicePorts.js"
-import { DatabaseHealth } from "../../src/services/DatabaseHealth.js"
-import { Licenses } from "../../src/services/Licenses.js"
-import { Onboarding } from "../../src/services/Onboarding.js"
-import { Orgs } from "../../src/services/Orgs.js"
-import { Profiles } from "../../src/services/Profiles.js"
 import { LicenseOperationsLive } from "../../src/operations/LicenseOperations.js"
 import { OrgOperationsLive } from "../../src/operations/OrgOperations.js"
 import { ProfileOperationsLive } from "../../src/operations/ProfileOperations.js"
 import { WorkflowOperationsLive } from "../../src/operations/WorkflowOperations.js"
+import { DatabaseHealth } from "../../src/services/DatabaseHealth.js"
+import { InMemoryServices } from "../../src/services/InMemoryServices.js"
+import { Licenses } from "../../src/services/Licenses.js"
+import { Onboarding } from "../../src/services/Onboarding.js"
+import { Orgs } from "../../src/services/Orgs.js"
+import { Profiles } from "../../src/services/Profiles.js"
 import { Services } from "../e2e/support/Servers.js"
 import { TestDatabase } from "./TestDatabase.js"
 
-/** The real services of every port, over the test database. */
-export const AllServices = Layer.mergeAll(
+export { InMemoryServices }
+
+/** The SQL services of every port over the test database (and the database itself, to query). */
+export const SqlServices = Layer.mergeAll(
   Orgs.Default,
   Profiles.Default,
   Licenses.Default,
   Onboarding.Default,
   DatabaseHealth.Default
-)
+).pipe(Layer.provideMerge(TestDatabase))
+
+type PortServices = Orgs | Profiles | Licenses | Onboarding | DatabaseHealth
 
 /**
  * The four service ports served in this process, on ephemeral loopback ports, with the same code
- * as the real processes (listener, protocols, dispatch) but with the test database in reach, so a
- * test can count rows. `Services` holds their URLs; `SqlClient` the database. `services` may
- * replace the real services (a failing layer, say).
+ * as the real processes (listener, pipeline, every style, the operations tables). Their services
+ * are the in-memory ones unless `services` says otherwise (SqlServices where a test is about what
+ * the database holds, or a layer with a failing service). `Services` holds their URLs.
  */
-export const inProcessServers = (
+export const inProcessServers = <S = never, E = never>(
   overrides: Partial<Settings> = {},
-  services: Layer.Layer<Layer.Layer.Success<typeof AllServices>, never, Layer.Layer.Context<typeof AllServices>> =
-    AllServices
+  services: Layer.Layer<PortServices | S, E, never> = InMemoryServices as Layer.Layer<PortServices | S, E, never>
 ) => {
   const settings: Settings = { ...defaultSettings, shutdownGraceMillis: 1_000, ...overrides }
   const urls = Effect.gen(function*() {
@@ -45,7 +49,6 @@ export const inProcessServers = (
   })
   return Layer.scoped(Services, urls).pipe(
     Layer.provide(Layer.mergeAll(OrgOperationsLive, ProfileOperationsLive, LicenseOperationsLive, WorkflowOperationsLive)),
-    Layer.provideMerge(services),
-    Layer.provideMerge(TestDatabase)
+    Layer.provideMerge(services)
   )
 }

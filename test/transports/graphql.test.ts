@@ -6,7 +6,6 @@ import type { AddressInfo } from "node:net"
 import { NotFound, Unavailable } from "../../src/domain/Errors.js"
 import { OrgId } from "../../src/domain/Ids.js"
 import { Licenses } from "../../src/services/Licenses.js"
-import { Onboarding } from "../../src/services/Onboarding.js"
 import { type LicenseHandlers, LicenseOperationsLive } from "../../src/operations/LicenseOperations.js"
 import { type OrgHandlers, OrgOperationsLive } from "../../src/operations/OrgOperations.js"
 import { type ProfileHandlers, ProfileOperationsLive } from "../../src/operations/ProfileOperations.js"
@@ -22,7 +21,7 @@ import {
 } from "../../src/transports/graphql/graphqlApis.js"
 import type { RequestHandler } from "../../src/transports/http/PortListener.js"
 import { uuid } from "../support/ids.js"
-import { TestDatabase, testDatabaseKind } from "../support/TestDatabase.js"
+import { InMemoryServices } from "../../src/services/InMemoryServices.js"
 
 const readMaxBytes = 64 * 1024
 const graphqlResponseJson = "application/graphql-response+json"
@@ -148,8 +147,7 @@ const EndpointsLive = Layer.scoped(
 )
 
 const Services = Layer.mergeAll(OrgOperationsLive, ProfileOperationsLive, LicenseOperationsLive, WorkflowOperationsLive).pipe(
-  Layer.provideMerge(Layer.mergeAll(Orgs.Default, Profiles.Default, Licenses.Default, Onboarding.Default)),
-  Layer.provideMerge(TestDatabase)
+  Layer.provideMerge(InMemoryServices)
 )
 
 const createOrg = `mutation CreateOrg($input: CreateOrgInput!) { createOrg(input: $input) { org { id name } } }`
@@ -167,7 +165,7 @@ const workflowInput = (overrides: Record<string, unknown> = {}) => ({
 
 const uuidText = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
-describe(`GraphQL on ${testDatabaseKind}`, () => {
+describe("GraphQL, on the in-memory services", () => {
   layer(Layer.provideMerge(EndpointsLive, Services), { timeout: 120_000, excludeTestServices: true })((it) => {
     it.effect("an org is created with variables and read back with field subsets and aliases", () =>
       Effect.gen(function*() {

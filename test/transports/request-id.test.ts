@@ -7,7 +7,7 @@ import { GetOrgRequestSchema } from "../../src/gen/org/v1beta1/org_pb.js"
 import { Orgs } from "../../src/services/Orgs.js"
 import { Services } from "../e2e/support/Servers.js"
 import { envelope, httpCall, rpcRequest } from "../reliability/support/wire.js"
-import { AllServices, inProcessServers } from "../support/InProcessServers.js"
+import { InMemoryServices, inProcessServers } from "../support/InProcessServers.js"
 
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
@@ -90,7 +90,7 @@ describe("request ids", () => {
     Orgs.make({ create: () => Effect.die(new Error("broken")), get: () => Effect.die(new Error("broken")) })
   )
   layer(
-    inProcessServers({}, Layer.merge(AllServices, brokenOrgs)).pipe(Layer.provide(Logger.replace(Logger.defaultLogger, logger))),
+    inProcessServers({}, Layer.merge(InMemoryServices, brokenOrgs)).pipe(Layer.provide(Logger.replace(Logger.defaultLogger, logger))),
     { timeout: 120_000, excludeTestServices: true }
   )((it) => {
     it.effect("a failed call's log line names its request id, in every style", () =>

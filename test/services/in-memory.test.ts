@@ -1,0 +1,120 @@
+import { describe, expect, layer } from "@effect/vitest"
+import { Effect, Exit, Layer } from "effect"
+import { AlreadyExists, NotFound, type Unavailable } from "../../src/domain/Errors.js"
+import { LicenseId, OrgId, ProfileId, UserId, WorkflowId } from "../../src/domain/Ids.js"
+import { License } from "../../src/domain/License.js"
+import { OnboardingRequest } from "../../src/domain/Onboarding.js"
+import { Org } from "../../src/domain/Org.js"
+import { Profile } from "../../src/domain/Profile.js"
+import { CanonicalTimestamp } from "../../src/domain/Timestamp.js"
+import { validate } from "../../src/domain/Validation.js"
+import { InMemoryServices } from "../../src/services/InMemoryServices.js"
+import { Licenses } from "../../src/services/Licenses.js"
+import { Onboarding } from "../../src/services/Onboarding.js"
+import { Orgs } from "../../src/services/Orgs.js"
+import { Profiles } from "../../src/services/Profiles.js"
+import { uuid } from "../support/ids.js"
+import { TestDatabase, testDatabaseKind } from "../support/TestDatabase.js"
+
+/**
+ * The rules a caller can see, held to by both kinds of layer: the SQL services and the in-memory
+ * ones the transport tests run on. (What only SQL can show, rollback on a database error or
+ * retries of a serialization failure, is in resources.test.ts and onboarding.test.ts.)
+ */
+const layers = {
+  [`SQL (${testDatabaseKind})`]: Layer.mergeAll(Orgs.Default, Profiles.Default, Licenses.Default, Onboarding.Default).pipe(
+    Layer.provide(TestDatabase)
+  ),
+  "in memory": InMemoryServices
+}
+
+const request = (workflowId?: string, name = "Acme") =>
+  validate(OnboardingRequest)({
+    ...(workflowId === undefined ? {} : { workflowOptions: { workflowId } }),
+    license: { start: "2023-11-16T12:00:00Z", end: "2024-11-16T12:00:00+01:00" },
+    org: { name },
+    profile: { fullName: "Ada Lovelace" }
+  })
+
+const failure = <A, E>(exit: Exit.Exit<A, E>) => (Exit.isFailure(exit) ? exit.cause : undefined)
+
+for (const [kind, services] of Object.entries(layers)) {
+  describe(`services: ${kind}`, () => {
+    layer(services, { timeout: 60_000, excludeTestServices: true })((it) => {
+      it.effect("a record is created under the caller's id, replayed with the same content, refused with other content", () =>
+        Effect.gen(function*() {
+          const orgs = yield* Orgs
+          const org = new Org({ id: OrgId.make(uuid()), name: "Acme" })
+          expect(yield* orgs.create(org)).toEqual(org)
+          expect(yield* orgs.create(new Org({ id: org.id, name: "Acme" }))).toEqual(org)
+          const other = yield* Effect.exit(orgs.create(new Org({ id: org.id, name: "Other" })))
+          expect(failure(other)?.toString()).toContain(new AlreadyExists({ resource: "org", id: org.id }).message)
+          expect(yield* orgs.get(org.id)).toEqual(org)
+        }))
+
+      it.effect("an unknown id is not found, for each resource", () =>
+        Effect.gen(function*() {
+          const missing = uuid()
+          const gets: ReadonlyArray<Effect.Effect<unknown, NotFound | Unavailable>> = [
+            (yield* Orgs).get(OrgId.make(missing)),
+            (yield* Profiles).get(ProfileId.make(missing)),
+            (yield* Licenses).get(LicenseId.make(missing)),
+            (yield* Onboarding).getRun(WorkflowId.make(missing))
+          ]
+          for (const get of gets) {
+            const exit = yield* Effect.exit(get)
+            expect(Exit.isFailure(exit) && failure(exit)?.toString().includes("not found")).toBe(true)
+          }
+          const org = yield* Effect.flip((yield* Orgs).get(OrgId.make(missing)))
+          expect(org).toEqual(new NotFound({ resource: "org", id: missing }))
+        }))
+
+      it.effect("profiles and licenses keep their content exactly", () =>
+        Effect.gen(function*() {
+          const profile = new Profile({ id: ProfileId.make(uuid()), fullName: "Grace Hopper", orgId: OrgId.make(uuid()) })
+          expect(yield* (yield* Profiles).create(profile)).toEqual(profile)
+          const license = new License({
+            id: LicenseId.make(uuid()),
+            userId: UserId.make(profile.id),
+            start: CanonicalTimestamp.make("2023-11-16T12:00:00Z"),
+            end: CanonicalTimestamp.make("2024-11-16T12:00:00.5Z")
+          })
+          expect(yield* (yield* Licenses).create(license)).toEqual(license)
+          expect(yield* (yield* Licenses).get(license.id)).toEqual(license)
+        }))
+
+      it.effect("a workflow creates a linked org, profile and license, readable through each service", () =>
+        Effect.gen(function*() {
+          const result = yield* (yield* Onboarding).create(yield* request())
+          const run = yield* (yield* Onboarding).getRun(result.workflowId)
+          expect(run).toMatchObject({ ...result, status: "completed" })
+          const profile = yield* (yield* Profiles).get(result.profileId)
+          expect(profile.orgId).toBe(result.orgId)
+          expect((yield* (yield* Licenses).get(result.licenseId)).userId).toBe(profile.id)
+          expect((yield* (yield* Orgs).get(result.orgId)).name).toBe("Acme")
+        }))
+
+      it.effect("20 concurrent requests under one workflow id create one run and get one answer", () =>
+        Effect.gen(function*() {
+          const workflowId = uuid()
+          const onboarding = yield* Onboarding
+          const answers = yield* Effect.all(
+            Array.from({ length: 20 }, () => Effect.flatMap(request(workflowId), onboarding.create)),
+            { concurrency: "unbounded" }
+          )
+          expect(new Set(answers.map((answer) => JSON.stringify(answer))).size).toBe(1)
+          expect(answers[0]!.workflowId).toBe(workflowId)
+        }))
+
+      it.effect("the same workflow id with another request is refused and creates nothing", () =>
+        Effect.gen(function*() {
+          const workflowId = uuid()
+          const onboarding = yield* Onboarding
+          const first = yield* onboarding.create(yield* request(workflowId))
+          const refused = yield* Effect.flip(onboarding.create(yield* request(workflowId, "Someone else")))
+          expect(refused).toEqual(new AlreadyExists({ resource: "workflow", id: workflowId }))
+          expect((yield* onboarding.getRun(first.workflowId)).orgId).toBe(first.orgId)
+        }))
+    })
+  })
+}
