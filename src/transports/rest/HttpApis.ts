@@ -133,18 +133,20 @@ export class WorkflowsRest extends HttpApiGroup.make("workflows")
   )
 {}
 
-/** A port's API, with what every call of it may answer besides its own errors. */
-const port = <Id extends string>(id: Id, title: string) =>
+/** A port's API: its group, what every call of it may answer besides its own errors, the token. */
+const port = <Id extends string, Group extends HttpApiGroup.HttpApiGroup.Any>(id: Id, title: string, group: Group) =>
   HttpApi.make(id)
+    .add(group)
     .addError(RestError, { status: 400 })
     .addError(RestError, { status: 401 })
     .addError(RestError, { status: 500 })
     .addError(RestError, { status: 503 })
+    // After the group: an API's middleware applies to the groups it already has.
     .middleware(BearerToken)
     .annotate(OpenApi.Title, title)
     .annotate(OpenApi.Version, "v1beta1")
 
-export class OrgHttpApi extends port("org", "Org service").add(OrgsRest) {}
-export class ProfileHttpApi extends port("profile", "Profile service").add(ProfilesRest) {}
-export class LicenseHttpApi extends port("license", "License service").add(LicensesRest) {}
-export class WorkflowHttpApi extends port("workflow", "Onboarding workflow service").add(WorkflowsRest) {}
+export class OrgHttpApi extends port("org", "Org service", OrgsRest) {}
+export class ProfileHttpApi extends port("profile", "Profile service", ProfilesRest) {}
+export class LicenseHttpApi extends port("license", "License service", LicensesRest) {}
+export class WorkflowHttpApi extends port("workflow", "Onboarding workflow service", WorkflowsRest) {}

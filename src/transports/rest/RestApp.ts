@@ -50,18 +50,24 @@ const restRefusals = (api: HttpApi.HttpApi.Any) => {
 }
 
 /**
- * The OpenAPI 3.1 document of a port's REST operations. The platform adds its own decode-error
- * body to every operation's 400; it never answers with it here (the handlers decode with the
- * operations' rules and answer a 400 with the REST error body), so that one is taken out.
+ * The OpenAPI 3.1 document of a port's REST operations, with two corrections of what the platform
+ * writes: its own decode-error body on every 400 is taken out (the handlers decode with the
+ * operations' rules and answer a 400 with the REST error body), and so is an empty `security`.
  */
 export const openApiDocument = (api: HttpApi.HttpApi.Any) => {
   const spec = OpenApi.fromApi(api as HttpApi.HttpApi.AnyWithProps) as unknown as {
-    paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: unknown }> }> }>>
+    paths: Record<
+      string,
+      Record<string, { responses: Record<string, { content?: Record<string, { schema: unknown }> }>; security?: Array<unknown> }>
+    >
     components: { schemas: Record<string, unknown> }
   }
   const decodeError = "#/components/schemas/HttpApiDecodeError"
   for (const operations of Object.values(spec.paths)) {
     for (const operation of Object.values(operations)) {
+      // The platform writes `security: []` on every operation without a middleware of its own,
+      // which in OpenAPI means "no authentication" and overrides the API's bearer requirement.
+      if (operation.security?.length === 0) delete operation.security
       const json = operation.responses["400"]?.content?.["application/json"]
       const schema = json?.schema as { anyOf?: Array<{ $ref?: string }> } | undefined
       if (json !== undefined && schema?.anyOf !== undefined) {

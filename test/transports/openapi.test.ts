@@ -1,0 +1,80 @@
+import SwaggerParser from "@apidevtools/swagger-parser"
+import { describe, expect, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { Services } from "../e2e/support/Servers.js"
+import { inProcessServers } from "../support/InProcessServers.js"
+
+/** Each port's REST paths and methods (design §3.5): its document lists these and no others. */
+const expected = {
+  org: { "/orgs/{id}": ["get", "post", "put"] },
+  profile: { "/profiles/{id}": ["get", "post", "put"] },
+  license: { "/licenses/{id}": ["get", "post", "put"] },
+  workflow: { "/workflow/workflows/onboarding": ["post"], "/workflow/workflows/onboarding/{id}": ["get"] }
+} as const
+
+type Operation = {
+  readonly responses: Record<string, { readonly content?: Record<string, { readonly schema: unknown }> }>
+  readonly security?: ReadonlyArray<Record<string, unknown>>
+}
+
+describe("GET /openapi.json", () => {
+  layer(inProcessServers(), { timeout: 120_000, excludeTestServices: true })((it) => {
+    it.effect("every port serves a valid OpenAPI 3.1 document of its own REST operations only", () =>
+      Effect.gen(function*() {
+        const urls = yield* Services
+        for (const port of ["org", "profile", "license", "workflow"] as const) {
+          const response = yield* Effect.promise(() => fetch(`${urls[port]}/openapi.json`))
+          expect(response.status).toBe(200)
+          expect(response.headers.get("content-type")).toContain("application/json")
+          expect(response.headers.get("cache-control")).toMatch(/max-age=\d+/)
+          const document = (yield* Effect.promise(() => response.json())) as {
+            readonly openapi: string
+            readonly paths: Record<string, Record<string, unknown>>
+          }
+          // swagger-parser dereferences in place: it checks a copy.
+          yield* Effect.promise(() => SwaggerParser.validate(structuredClone(document) as never))
+          expect(document.openapi).toBe("3.1.0")
+          const paths = Object.fromEntries(
+            Object.entries(document.paths as Record<string, Record<string, unknown>>).map(([path, ops]) => [
+              path,
+              Object.keys(ops).sort()
+            ])
+          )
+          expect({ port, paths }).toEqual({ port, paths: expected[port] })
+        }
+      }))
+
+    it.effect("the bearer scheme is declared, and every error status answers with the Error body", () =>
+      Effect.gen(function*() {
+        const urls = yield* Services
+        for (const port of ["org", "profile", "license", "workflow"] as const) {
+          const document = yield* Effect.promise(() => fetch(`${urls[port]}/openapi.json`).then((r) => r.json() as Promise<any>))
+          expect(document.components.securitySchemes).toMatchObject({ bearer: { type: "http", scheme: "bearer" } })
+          expect(document.security).toEqual([{ bearer: [] }])
+          expect(JSON.stringify(document)).not.toContain("HttpApiDecodeError")
+          for (const operations of Object.values(document.paths as Record<string, Record<string, Operation>>)) {
+            for (const [method, operation] of Object.entries(operations)) {
+              // No operation opts out of the API's bearer requirement.
+              expect(operation.security).toBeUndefined()
+              const statuses = Object.keys(operation.responses).filter((status) => status !== "200").sort()
+              // Every call may be refused as invalid, unauthenticated, unavailable or a server bug;
+              // reads may be not found, writes conflict, too large or not JSON.
+              const own = method === "get" ? ["404"] : ["409", "413", "415"]
+              expect(statuses).toEqual([...own, "400", "401", "500", "503"].sort())
+              for (const status of statuses) {
+                const schema = operation.responses[status]!.content!["application/json"]!.schema as {
+                  readonly required: ReadonlyArray<string>
+                  readonly properties: Record<string, { readonly type: string }>
+                }
+                expect({ status, required: schema.required, code: schema.properties["code"]?.type }).toEqual({
+                  status,
+                  required: ["code", "message", "details"],
+                  code: "integer"
+                })
+              }
+            }
+          }
+        }
+      }))
+  })
+})
