@@ -1,6 +1,7 @@
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientError from "@effect/platform/HttpClientError"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as RpcClient from "@effect/rpc/RpcClient"
 import * as RpcSerialization from "@effect/rpc/RpcSerialization"
@@ -37,11 +38,16 @@ const refusalAsError = (response: HttpClientResponse.HttpClientResponse) =>
  *   const orgs = yield* RpcClient.make(OrgRpcs)
  *   const org = yield* orgs.GetOrg({ id })
  *
- * run with `Effect.scoped` and `Effect.provide(rpcProtocol("http://127.0.0.1:9090/rpc"))`.
+ * run with `Effect.scoped` and `Effect.provide(rpcProtocol("http://127.0.0.1:9090/rpc"))` (with
+ * `{ token }` when the server has API_TOKEN set).
  * (The protocol maps any failure of its HTTP client to RpcClientError, ResponseError included.)
  */
-export const rpcProtocol = (url: string) =>
+export const rpcProtocol = (url: string, options: { readonly token?: string } = {}) =>
   RpcClient.layerProtocolHttp({
     url,
-    transformClient: HttpClient.transformResponse(Effect.flatMap(refusalAsError)) as KeepsErrors
+    transformClient: (<E, R>(client: HttpClient.HttpClient.With<E, R>) => {
+      const refusing = HttpClient.transformResponse(client, Effect.flatMap(refusalAsError))
+      const token = options.token
+      return token === undefined ? refusing : HttpClient.mapRequest(refusing, HttpClientRequest.bearerToken(token))
+    }) as KeepsErrors
   }).pipe(Layer.provide([FetchHttpClient.layer, RpcSerialization.layerJson]))
