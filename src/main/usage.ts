@@ -1,8 +1,15 @@
 export const usage = (name: string): string => `Usage: node dist/main/${name}.js
 
 Serves ${name === "all" ? "the org, profile, license and workflow services, each on its own port" : `the ${name} service`}
-in Connect (JSON and binary), gRPC, gRPC-Web, with gRPC health and reflection, /healthz and /readyz.
-Stops gracefully on SIGINT or SIGTERM.
+Each port answers, over HTTP/1.1 and cleartext HTTP/2 on the one port:
+  Connect (JSON and binary)   POST /<package>.<Service>/<Method> (GET for reads)
+  gRPC and gRPC-Web           the same paths; gRPC server reflection v1 and v1alpha
+  REST                        the service's resources (/orgs/{id}, ...), described by
+                              the OpenAPI 3.1 document at GET /openapi.json
+  GraphQL                     POST or GET /graphql
+  @effect/rpc                 POST /rpc
+  health                      GET /healthz, GET /readyz, grpc.health.v1.Health
+Every answer carries an x-request-id (the caller's, or a new one). Stops gracefully on SIGINT or SIGTERM.
 
 Environment (each checked at start-up: a bad value stops the process with one line naming it;
 unset or empty means the default; numbers are whole numbers, durations in milliseconds up to 2147483647):

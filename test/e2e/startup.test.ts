@@ -190,4 +190,13 @@ describe("--help", () => {
       expect(org).toContain(variable)
     }
   })
+
+  it("lists every style a port serves", async () => {
+    const help = await new Promise<string>((resolve, reject) =>
+      execFile(process.execPath, [entry("org"), "--help"], (error, stdout) => (error ? reject(error) : resolve(stdout)))
+    )
+    for (const style of ["Connect (JSON and binary)", "gRPC and gRPC-Web", "reflection", "REST", "/openapi.json", "GraphQL", "/graphql", "@effect/rpc", "/rpc", "/healthz", "/readyz", "grpc.health.v1.Health"]) {
+      expect(help).toContain(style)
+    }
+  })
 })
