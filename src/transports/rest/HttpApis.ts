@@ -1,8 +1,6 @@
 import * as HttpApi from "@effect/platform/HttpApi"
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
-import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
-import * as HttpApiSecurity from "@effect/platform/HttpApiSecurity"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import { LicenseId, OrgId, ProfileId } from "../../domain/Ids.js"
@@ -23,15 +21,6 @@ export const RestError = Schema.Struct({
   message: Schema.String.annotations({ description: "what went wrong, naming the field where there is one" }),
   details: Schema.Array(Schema.Unknown)
 }).annotations({ identifier: "Error" })
-
-/**
- * `Authorization: Bearer <API_TOKEN>` when the server has API_TOKEN set. The token is checked
- * once for every style, before any body is read, by the port's pipeline (http/BearerAuth.ts);
- * this declaration puts the scheme in the OpenAPI document and in HttpApiClient's types.
- */
-export class BearerToken extends HttpApiMiddleware.Tag<BearerToken>()("BearerToken", {
-  security: { bearer: HttpApiSecurity.bearer.pipe(HttpApiSecurity.annotate(OpenApi.Description, "API_TOKEN, when the server has one")) }
-}) {}
 
 /** A body's fields as JSON (`{name}`); the id, if repeated there, must match the path's. */
 const bodyOf = <Fields extends Schema.Struct.Fields>(fields: Fields, id: Schema.Schema.Any, identifier: string) =>
@@ -141,8 +130,6 @@ const port = <Id extends string, Group extends HttpApiGroup.HttpApiGroup.Any>(id
     .addError(RestError, { status: 401 })
     .addError(RestError, { status: 500 })
     .addError(RestError, { status: 503 })
-    // After the group: an API's middleware applies to the groups it already has.
-    .middleware(BearerToken)
     .annotate(OpenApi.Title, title)
     .annotate(OpenApi.Version, "v1beta1")
 

@@ -53,6 +53,7 @@ const restRefusals = (api: HttpApi.HttpApi.Any) => {
  * The OpenAPI 3.1 document of a port's REST operations, with two corrections of what the platform
  * writes: its own decode-error body on every 400 is taken out (the handlers decode with the
  * operations' rules and answer a 400 with the REST error body), and so is an empty `security`.
+ * The bearer scheme is declared here (see below).
  */
 export const openApiDocument = (api: HttpApi.HttpApi.Any) => {
   const spec = OpenApi.fromApi(api as HttpApi.HttpApi.AnyWithProps) as unknown as {
@@ -60,7 +61,8 @@ export const openApiDocument = (api: HttpApi.HttpApi.Any) => {
       string,
       Record<string, { responses: Record<string, { content?: Record<string, { schema: unknown }> }>; security?: Array<unknown> }>
     >
-    components: { schemas: Record<string, unknown> }
+    components: { schemas: Record<string, unknown>; securitySchemes: Record<string, unknown> }
+    security: Array<Record<string, Array<string>>>
   }
   const decodeError = "#/components/schemas/HttpApiDecodeError"
   for (const operations of Object.values(spec.paths)) {
@@ -76,6 +78,13 @@ export const openApiDocument = (api: HttpApi.HttpApi.Any) => {
       }
     }
   }
+  // The bearer token is checked for every style by the port's pipeline, before any body is read
+  // (http/BearerAuth.ts), not by a middleware of the HttpApi (which would check it a second time
+  // on every REST call): the document states the requirement itself.
+  spec.components.securitySchemes = {
+    bearer: { type: "http", scheme: "bearer", description: "API_TOKEN, when the server has one" }
+  }
+  spec.security = [{ bearer: [] }]
   delete spec.components.schemas["HttpApiDecodeError"]
   delete spec.components.schemas["Issue"]
   delete spec.components.schemas["PropertyKey"]
@@ -104,14 +113,13 @@ export const restApp = <E, R>(
     const document = HttpServerResponse.unsafeJson(openApiDocument(api), {
       headers: { "cache-control": "public, max-age=300" }
     })
-    return Effect.gen(function*() {
-      const request = yield* HttpServerRequest.HttpServerRequest
+    return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
       const path = request.url.split("?", 1)[0]
       const answer: HttpApp.Default<never, Scope.Scope | HttpRouter.HttpRouter.DefaultServices> = path === "/rpc"
         ? request.method === "POST" ? rpc : Effect.succeed(methodNotAllowed(["POST"]))
         : path === "/openapi.json"
         ? request.method === "GET" || request.method === "HEAD" ? Effect.succeed(document) : Effect.succeed(methodNotAllowed(["GET"]))
         : app
-      return yield* Effect.annotateLogs(answer, "requestId", requestIdIn(request.headers))
+      return Effect.annotateLogs(answer, "requestId", requestIdIn(request.headers))
     })
   })

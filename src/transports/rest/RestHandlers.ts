@@ -11,7 +11,7 @@ import { operation } from "../../operations/Operation.js"
 import { type OrgHandlers, OrgOperations } from "../../operations/OrgOperations.js"
 import { type ProfileHandlers, ProfileOperations } from "../../operations/ProfileOperations.js"
 import { type WorkflowHandlers, WorkflowOperations } from "../../operations/WorkflowOperations.js"
-import { BearerToken, LicenseHttpApi, OrgHttpApi, ProfileHttpApi, WorkflowHttpApi } from "./HttpApis.js"
+import { LicenseHttpApi, OrgHttpApi, ProfileHttpApi, WorkflowHttpApi } from "./HttpApis.js"
 import { jsonObjectBody, withPathId } from "./RequestBody.js"
 import { restCall } from "./RestCall.js"
 
@@ -103,22 +103,16 @@ const WorkflowsLive = HttpApiBuilder.group(
         ))
 )
 
-/**
- * The bearer token is checked for every style by the port's pipeline before any body is read
- * (http/BearerAuth.ts); by the time the HttpApi runs, the call has passed it.
- */
-const BearerTokenChecked = Layer.succeed(BearerToken, { bearer: () => Effect.void })
-
 // The platform infers `unknown` for what raw handlers need; what these need is their table's handlers.
 const live = <R>(api: Layer.Layer<HttpApi.Api, never, unknown>) => api as Layer.Layer<HttpApi.Api, never, R>
 
-export const OrgRestLive = live<OrgHandlers>(HttpApiBuilder.api(OrgHttpApi).pipe(Layer.provide([OrgsLive, BearerTokenChecked])))
+export const OrgRestLive = live<OrgHandlers>(HttpApiBuilder.api(OrgHttpApi).pipe(Layer.provide([OrgsLive])))
 export const ProfileRestLive = live<ProfileHandlers>(
-  HttpApiBuilder.api(ProfileHttpApi).pipe(Layer.provide([ProfilesLive, BearerTokenChecked]))
+  HttpApiBuilder.api(ProfileHttpApi).pipe(Layer.provide([ProfilesLive]))
 )
 export const LicenseRestLive = live<LicenseHandlers>(
-  HttpApiBuilder.api(LicenseHttpApi).pipe(Layer.provide([LicensesLive, BearerTokenChecked]))
+  HttpApiBuilder.api(LicenseHttpApi).pipe(Layer.provide([LicensesLive]))
 )
 export const WorkflowRestLive = live<WorkflowHandlers>(
-  HttpApiBuilder.api(WorkflowHttpApi).pipe(Layer.provide([WorkflowsLive, BearerTokenChecked]))
+  HttpApiBuilder.api(WorkflowHttpApi).pipe(Layer.provide([WorkflowsLive]))
 )
