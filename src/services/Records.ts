@@ -7,7 +7,7 @@ interface Record {
 }
 
 /**
- * Create semantics shared by every resource (design §3.4): the caller's id is the key; the same
+ * Create semantics shared by every resource (contract §3.4): the caller's id is the key; the same
  * content again is a safe retry and answers with the stored record; other content under that id
  * is `already exists`. `insert` must be an `on conflict do nothing` insert returning the new rows,
  * so that a concurrent create of the same id waits for the first to commit instead of failing.

@@ -3,7 +3,7 @@ import { errorToJson } from "@connectrpc/connect/protocol-connect"
 import { Cause, Option } from "effect"
 import type { DomainError } from "../domain/Errors.js"
 
-/** How one kind of failure shows in every access style (design §3.7). */
+/** How one kind of failure shows in every access style (contract §3.7). */
 export interface WireError {
   readonly connect: Code
   /** gRPC status code; equal to the Connect code's number, kept explicit because clients depend on it. */
@@ -45,9 +45,9 @@ export const errorTable: { readonly [K in FailureKind]: WireError } = {
  * and message go in trailers, which connect-es writes from a ConnectError with the table's code.)
  */
 export const errorBody = {
-  /** REST and `/rpc`'s HTTP-level refusals (design §3.5): `{code: <gRPC code>, message, details: []}`. */
+  /** REST and `/rpc`'s HTTP-level refusals (contract §3.5): `{code: <gRPC code>, message, details: []}`. */
   rest: (kind: FailureKind, message: string) => ({ code: errorTable[kind].grpc, message, details: [] as Array<never> }),
-  /** GraphQL: one entry of `errors[]`, its code in `extensions.code` (design §3.6). */
+  /** GraphQL: one entry of `errors[]`, its code in `extensions.code` (contract §3.6). */
   graphql: (kind: FailureKind, message: string) => ({ errors: [{ message, extensions: { code: errorTable[kind].graphql } }] }),
   /** Connect unary: the protocol's JSON error `{code: "not_found", message}`. */
   connect: (kind: FailureKind, message: string) => errorToJson(connectError(kind, message), undefined)

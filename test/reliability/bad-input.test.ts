@@ -38,7 +38,7 @@ import {
 } from "./support/wire.js"
 
 /**
- * Bad input in every access style (design §3.2–3.7): each request below must be refused with the
+ * Bad input in every access style (contract §3.2–3.7): each request below must be refused with the
  * style's form of the error table's code, a message that names the field at fault, nothing
  * written (row counts unchanged) and the port still answering /healthz. Unknown fields are the
  * exception: they are ignored, and the call succeeds.
@@ -58,7 +58,7 @@ const rfc3339 = "must be an RFC 3339 timestamp between 0001-01-01 and 9999-12-31
 const notUuid = (field: string) => `${field}: must be a UUID (8-4-4-4-12 hex digits)`
 const badTime = (field: string) => `${field}: ${rfc3339}`
 
-/** The invalid_argument row of design §3.7, in each style's form. */
+/** The invalid_argument row of contract §3.7, in each style's form. */
 const invalid = {
   connect: (message: string | RegExp): Want => ({ status: 400, code: "invalid_argument", message }),
   grpc: (message: string | RegExp): Want => ({ code: 3, message }),

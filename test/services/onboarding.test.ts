@@ -61,7 +61,7 @@ const serializationFailure = (sql: SqlClient.SqlClient) =>
     sql`do $$ begin raise exception 'simulated conflict' using errcode = 'serialization_failure'; end $$`
   ).pipe(Effect.zipRight(Effect.dieMessage("the database did not raise")))
 
-/** Reads a run's three records back and checks they are linked as design §3.4 says. */
+/** Reads a run's three records back and checks they are linked as contract §3.4 says. */
 const expectLinkedTriple = (workflowId: WorkflowId) =>
   Effect.gen(function*() {
     const run = yield* (yield* Onboarding).getRun(workflowId)

@@ -4,7 +4,7 @@ import { Effect } from "effect"
 import { Services } from "../e2e/support/Servers.js"
 import { inProcessServers } from "../support/InProcessServers.js"
 
-/** Each port's REST paths and methods (design §3.5): its document lists these and no others. */
+/** Each port's REST paths and methods (contract §3.5): its document lists these and no others. */
 const expected = {
   org: { "/orgs/{id}": ["get", "post", "put"] },
   profile: { "/profiles/{id}": ["get", "post", "put"] },

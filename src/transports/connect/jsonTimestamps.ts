@@ -11,7 +11,7 @@ import { methodPath, servedServices } from "./servedServices.js"
  * connect-es reads a JSON google.protobuf.Timestamp with protobuf-es, which checks the text's shape
  * and then hands it to `Date.parse`, which rolls impossible dates over: `2023-02-30T00:00:00Z`
  * arrives as March 2, `T24:00:00` as the next day, and the service can no longer tell. REST,
- * GraphQL and /rpc refuse those (design §3.3: a timestamp is RFC 3339). So before connect-es sees
+ * GraphQL and /rpc refuse those (contract §3.3: a timestamp is RFC 3339). So before connect-es sees
  * such a request, each Timestamp field in its JSON is checked with the domain's parser, and a
  * refusal names the field's path (`license.start: must be an RFC 3339 timestamp ...`) like the
  * other styles do, instead of protobuf-es's pathless "cannot decode message google.protobuf.Timestamp".

@@ -8,7 +8,7 @@ import { methodPath, servedServices } from "./servedServices.js"
  * connect-es reports a request message it cannot decode as `internal` (Connect: HTTP 500; gRPC and
  * gRPC-Web: status 13): garbage or truncated protobuf bytes ("parse binary: premature EOF"), and an
  * envelope flagged compressed without a `grpc-encoding` to decompress it. Both are the caller's
- * mistake, not the server's, so the contract (design §3.7) wants `invalid_argument`, as connect-es
+ * mistake, not the server's, so the contract (contract §3.7) wants `invalid_argument`, as connect-es
  * already answers for undecodable JSON. Its handlers build that error before any interceptor runs,
  * so the answer is corrected on its way out: the message stays, the code becomes invalid_argument.
  *

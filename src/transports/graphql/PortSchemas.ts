@@ -8,7 +8,7 @@ import type { GraphqlApi } from "./GraphqlApi.js"
 import { buildSchema } from "./graphqlJs.js"
 import { resourceGraphql } from "./resourceGraphql.js"
 
-// The type, field and argument names of each port's schema are part of the wire contract (design §3.6).
+// The type, field and argument names of each port's schema are part of the wire contract (contract §3.6).
 
 export const orgGraphql = resourceGraphql({
   sdl: `

@@ -6,7 +6,7 @@ import type { GraphqlApi } from "./GraphqlApi.js"
 import { buildSchema } from "./graphqlJs.js"
 
 /**
- * The GraphQL face of a resource service (design §3.6): `Query.<name>(id: ID!)` answers
+ * The GraphQL face of a resource service (contract §3.6): `Query.<name>(id: ID!)` answers
  * `{<name>: ...}` from the table's Get operation, `Mutation.create<Name>(input: ...)` answers
  * `{<name>: ...}` from its Create operation. Replies are domain values: the GraphQL field names
  * are the domain's.

@@ -10,7 +10,7 @@ import { Org } from "../../domain/Org.js"
 import { Profile } from "../../domain/Profile.js"
 
 /**
- * The REST face of each port (design §3.5), declared once: the server's routes, the OpenAPI
+ * The REST face of each port (contract §3.5), declared once: the server's routes, the OpenAPI
  * document at `/openapi.json` and the typed HttpApiClient all come from these. Bodies are the
  * domain's schemas in their JSON form; the handlers check them with the operations' own rules.
  */

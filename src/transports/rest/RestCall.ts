@@ -13,7 +13,7 @@ export class HttpRejection extends Data.TaggedError("HttpRejection")<{
   readonly headers?: Record<string, string>
 }> {}
 
-/** The REST error answer (design §3.5): the table's HTTP status and the one REST error body. */
+/** The REST error answer (contract §3.5): the table's HTTP status and the one REST error body. */
 export const errorReply = (kind: FailureKind, message: string, headers?: Record<string, string>) =>
   HttpServerResponse.unsafeJson(errorBody.rest(kind, message), {
     status: errorTable[kind].http,

@@ -62,7 +62,7 @@ export interface ClientStyle {
   readonly make: (urls: ServiceUrls) => StyleClient
 }
 
-/** gRPC status codes the contract uses (design §3.7). */
+/** gRPC status codes the contract uses (contract §3.7). */
 export const GrpcCode = {
   InvalidArgument: 3,
   NotFound: 5,
