@@ -1,6 +1,6 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import type * as SqlError from "@effect/sql/SqlError"
-import { Context, Duration, Effect, FiberId, Schedule } from "effect"
+import { Context, Duration, Effect, Fiber, FiberId, Schedule } from "effect"
 import { Unavailable } from "../domain/Errors.js"
 
 // SQLSTATEs worth retrying: serialization failure, deadlock, connection exceptions (class 08),
@@ -85,7 +85,8 @@ export const withinBudget = <A, E, R>(self: Effect.Effect<A, E, R>, budget: Dura
     Effect.async<A, E | Unavailable>((resume) => {
       let answered = false
       const timer = setTimeout(() => {
-        fiber.unsafeInterruptAsFork(FiberId.none)
+        // Outside any fiber (a timer's callback): the interruption is an effect of its own.
+        Effect.runFork(Fiber.interruptAsFork(fiber, FiberId.none))
         if (answered) return
         answered = true
         resume(Effect.fail(unavailable()))
