@@ -12,20 +12,21 @@ import { databaseOptions } from "./DatabaseSettings.js"
 import type { ServicePort } from "./ServicePorts.js"
 import {
   dedicatedPort,
-  defaultSettings,
   logLevel,
   servicePort,
-  type Settings,
-  settings as settingsConfig
+  Settings,
+  settings as settingsConfig,
+  type SettingsValues
 } from "./Settings.js"
 import { databaseFailure, listenFailure, migrationFailure, StartupFailure, startupLine } from "./StartupFailure.js"
 import { usage } from "./usage.js"
 
-export { defaultSettings, type Settings }
+export { Settings }
 
 /** Serves one service's port until the scope closes; answers with the port it listens on. */
-export const servePort = <R, Rpcs extends Rpc.Any>(service: ServicePort<R, Rpcs>, port: number, settings: Settings) =>
+export const servePort = <R, Rpcs extends Rpc.Any>(service: ServicePort<R, Rpcs>, port: number) =>
   Effect.gen(function*() {
+    const settings = yield* Settings
     const handler = yield* portApp(service.api, {
       readMaxBytes: settings.readMaxBytes,
       apiToken: settings.apiToken,
@@ -49,12 +50,12 @@ export const servePort = <R, Rpcs extends Rpc.Any>(service: ServicePort<R, Rpcs>
 export const portLayer = <R, Rpcs extends Rpc.Any>(
   service: ServicePort<R, Rpcs>,
   port: number,
-  settings: Settings,
+  settings: SettingsValues,
   failure: (listenError: ListenError) => StartupFailure
 ) =>
   Layer.scopedDiscard(
     Effect.gen(function*() {
-      const listener = yield* servePort(service, port, settings).pipe(
+      const listener = yield* servePort(service, port).pipe(
         Effect.catchTag("ListenError", (error) => Effect.fail(failure(error)))
       )
       yield* Effect.logInfo(
@@ -65,7 +66,8 @@ export const portLayer = <R, Rpcs extends Rpc.Any>(
   ).pipe(
     Layer.provide(service.rpcHandlers),
     Layer.provideMerge(Layer.merge(service.services, DatabaseHealth.Default)),
-    Layer.provide(Layer.succeed(HealthCheckInterval, Duration.millis(settings.healthCheckIntervalMillis)))
+    Layer.provide(Layer.succeed(HealthCheckInterval, Duration.millis(settings.healthCheckIntervalMillis))),
+    Layer.provide(Settings.layer(settings))
   )
 
 /** A service port as a process serves it: where its port number comes from, and its layer. */
@@ -73,7 +75,7 @@ export interface PortPlan {
   readonly port: Config.Config<number>
   readonly layer: (
     port: number,
-    settings: Settings,
+    settings: SettingsValues,
     processName: string
   ) => Layer.Layer<never, unknown, SqlClient.SqlClient>
 }

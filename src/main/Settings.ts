@@ -1,4 +1,4 @@
-import { Config, ConfigError, ConfigProvider, Effect, Either, LogLevel, Option, Redacted } from "effect"
+import { Config, ConfigError, ConfigProvider, Context, Effect, Either, Layer, LogLevel, Option, Redacted } from "effect"
 import { host, oneOf, origins, port, positive, refusal } from "./Variables.js"
 
 /**
@@ -6,7 +6,7 @@ import { host, oneOf, origins, port, positive, refusal } from "./Variables.js"
  * variable is checked by its rule (see Variables): a new one is a field here and a line in
  * `settings` (`positive("NAME", default)` for a count or a duration in ms).
  */
-export interface Settings {
+export interface SettingsValues {
   readonly host: string
   readonly readMaxBytes: number
   readonly shutdownGraceMillis: number
@@ -37,7 +37,7 @@ const apiToken = Config.option(Config.string("API_TOKEN")).pipe(
   )
 )
 
-export const settings: Config.Config<Settings> = Config.all({
+export const settings: Config.Config<SettingsValues> = Config.all({
   host: host("HOST", "127.0.0.1"),
   readMaxBytes: positive("MAX_BODY_BYTES", 1024 * 1024),
   shutdownGraceMillis: positive("SHUTDOWN_GRACE_MS", 10_000),
@@ -58,9 +58,18 @@ export const settings: Config.Config<Settings> = Config.all({
  * The defaults, for code that runs a port without an environment to read (tests): `settings` read
  * from an empty environment, so each default is written once, beside its variable.
  */
-export const defaultSettings: Settings = Effect.runSync(
+export const defaultSettings: SettingsValues = Effect.runSync(
   Effect.withConfigProvider(settings, ConfigProvider.fromMap(new Map()))
 )
+
+/**
+ * The settings a port runs with, as a service: read once, in main, from the environment
+ * (`Settings.layer(values)` with what `settings` read), or the defaults with overrides in tests.
+ */
+export class Settings extends Context.Tag("Settings")<Settings, SettingsValues>() {
+  static readonly layer = (values: SettingsValues) => Layer.succeed(Settings, values)
+  static readonly defaultsWith = (overrides: Partial<SettingsValues>) => Settings.layer({ ...defaultSettings, ...overrides })
+}
 
 /** A service's port in the all-in-one process: its own variable, or the design's default. */
 export const servicePort = (variable: string, fallback: number): Config.Config<number> =>

@@ -1,5 +1,6 @@
 import { Effect, Layer } from "effect"
-import { defaultSettings, servePort, type Settings } from "../../src/main/Process.js"
+import { servePort, Settings } from "../../src/main/Process.js"
+import type { SettingsValues } from "../../src/main/Settings.js"
 import { license, org, profile, workflow } from "../../src/main/ServicePorts.js"
 import { LicenseOperationsLive } from "../../src/operations/LicenseOperations.js"
 import { OrgOperationsLive } from "../../src/operations/OrgOperations.js"
@@ -34,21 +35,21 @@ type PortServices = Orgs | Profiles | Licenses | Onboarding | DatabaseHealth
  * the database holds, or a layer with a failing service). `Services` holds their URLs.
  */
 export const inProcessServers = <S = never, E = never>(
-  overrides: Partial<Settings> = {},
+  overrides: Partial<SettingsValues> = {},
   services: Layer.Layer<PortServices | S, E, never> = InMemoryServices as Layer.Layer<PortServices | S, E, never>
 ) => {
-  const settings: Settings = { ...defaultSettings, shutdownGraceMillis: 1_000, ...overrides }
   const urls = Effect.gen(function*() {
     const url = (listener: { readonly port: number }) => `http://127.0.0.1:${listener.port}`
     return {
-      org: url(yield* servePort(org, 0, settings)),
-      profile: url(yield* servePort(profile, 0, settings)),
-      license: url(yield* servePort(license, 0, settings)),
-      workflow: url(yield* servePort(workflow, 0, settings))
+      org: url(yield* servePort(org, 0)),
+      profile: url(yield* servePort(profile, 0)),
+      license: url(yield* servePort(license, 0)),
+      workflow: url(yield* servePort(workflow, 0))
     }
   })
   return Layer.scoped(Services, urls).pipe(
     Layer.provide(Layer.mergeAll(OrgOperationsLive, ProfileOperationsLive, LicenseOperationsLive, WorkflowOperationsLive)),
-    Layer.provideMerge(services)
+    Layer.provideMerge(services),
+    Layer.provide(Settings.defaultsWith({ shutdownGraceMillis: 1_000, ...overrides }))
   )
 }
