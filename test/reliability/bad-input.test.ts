@@ -1469,7 +1469,11 @@ const emptyMessage = `${notUuid("id")}; name: must not be blank`
     "a text/plain content type",
     "org",
     (urls) => graphqlCall(urls.org, JSON.stringify({ query: orgQuery }), { contentType: "text/plain" }),
-    { status: 415, code: undefined, message: "" }
+    {
+      status: 415,
+      code: "UNSUPPORTED_MEDIA_TYPE",
+      message: "a GraphQL POST must be JSON in UTF-8 (Content-Type: application/json), or use GET for a query"
+    }
   )
   add(
     style,

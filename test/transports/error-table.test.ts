@@ -165,6 +165,8 @@ describe("the error table, walked: every failure kind in every style", () => {
         const text = { "content-type": "text/plain" }
         expectKind("rest", "UnsupportedMediaType", yield* Effect.promise(() =>
           httpCall(`${org}/orgs/${id}`, { method: "PUT", headers: text, body: "{}" })))
+        expectKind("graphql", "UnsupportedMediaType", yield* Effect.promise(() =>
+          httpCall(`${org}/graphql`, { headers: text, body: JSON.stringify({ query: "{ __typename }" }) })), true)
         expectKind("rpc", "UnsupportedMediaType", yield* Effect.promise(() =>
           httpCall(`${org}/rpc`, { headers: { "content-type": "application/json; charset=latin1" }, body: "[]" })), true)
       }))

@@ -21,6 +21,12 @@ const refusal = (kind: FailureKind, statusText: string, message: string): Graphq
 const tooLarge = (maxBytes: number) =>
   refusal("ResourceExhausted", "Content Too Large", `request body is larger than ${maxBytes} bytes`)
 
+const notJson = refusal(
+  "UnsupportedMediaType",
+  "Unsupported Media Type",
+  "a GraphQL POST must be JSON in UTF-8 (Content-Type: application/json), or use GET for a query"
+)
+
 const notUtf8 = (what: string) => refusal("InvalidArgument", "Bad Request", `${what} is not valid UTF-8`)
 
 /** The body's bytes, or undefined as soon as they exceed `maxBytes` (the rest is never buffered). */
@@ -45,7 +51,8 @@ type NodeRequest = Readable & { readonly headers: { readonly [name: string]: str
 
 /**
  * The POSTs graphql-http reads, by its own test: `application/json`, in UTF-8 or without a
- * charset. It answers any other 415 (Unsupported Media Type) without reading the body.
+ * charset. Any other is refused here with 415 and a body that says what to send (graphql-http's
+ * own 415 has none), without reading the body.
  */
 const isUtf8Json = (contentType: unknown) => {
   const [mediaType, charset = "charset=utf-8"] = String(contentType ?? "").replace(/\s/g, "").toLowerCase().split(";")
@@ -73,8 +80,7 @@ export const boundedRequestParams = (maxBytes: number) =>
 async (request: GraphqlHttpRequest<NodeRequest, unknown>): Promise<RequestParams | GraphqlHttpResponse> => {
   if (request.method === "GET") return strictGet(request)
   if (request.method !== "POST") return parseRequestParams(request)
-  // A null body: should graphql-http ever read one of these after all, it refuses it ("Missing body").
-  if (!isUtf8Json(request.raw.headers["content-type"])) return parseRequestParams({ ...request, body: null })
+  if (!isUtf8Json(request.raw.headers["content-type"])) return notJson
   if (Number(request.raw.headers["content-length"]) > maxBytes) return tooLarge(maxBytes)
   const bytes = await readUpTo(request.raw, maxBytes)
   if (bytes === undefined) return tooLarge(maxBytes)
