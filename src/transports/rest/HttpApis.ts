@@ -37,70 +37,66 @@ const PathId = Schema.Struct({
   id: Schema.String.annotations({ description: "a UUID (8-4-4-4-12 hex digits)", jsonSchema: { format: "uuid" } })
 })
 
-const { id: _orgId, ...orgFields } = Org.fields
-const OrgReply = reply("org", Org, "OrgReply")
-const OrgBody = bodyOf(orgFields, OrgId, "CreateOrgBody")
+/** Writes answer 409 (the id holds other content), 413 (over MAX_BODY_BYTES), 415 (not JSON). */
+const writeErrors = <E extends HttpApiEndpoint.HttpApiEndpoint.Any>(endpoint: E) =>
+  (endpoint as unknown as HttpApiEndpoint.HttpApiEndpoint.AnyWithProps)
+    .addError(RestError, { status: 409 }).addError(RestError, { status: 413 })
+    .addError(RestError, { status: 415 }) as unknown as E
 
-export class OrgsRest extends HttpApiGroup.make("orgs")
+/**
+ * A resource created under the caller's id and read back (contract §3.5): `GET /<plural>/{id}`,
+ * and `POST` or `PUT` (the same create) with its fields as JSON; each answers `{<name>: {...}}`.
+ */
+const resourceRest = <
+  const Group extends string,
+  const Name extends string,
+  const Path extends `/${string}`,
+  R extends Schema.Schema.Any,
+  B extends Schema.Schema.Any
+>(group: Group, name: Name, path: Path, reply: R, body: B) => {
+  const Operation = `${name[0]!.toUpperCase()}${name.slice(1)}` as Capitalize<Name>
+  const item = `${path}/:id` as `/${string}`
+  return HttpApiGroup.make(group)
     .add(
-      HttpApiEndpoint.get("getOrg", "/orgs/:id").setPath(PathId).addSuccess(OrgReply)
-        .addError(RestError, { status: 404 }).annotate(OpenApi.Summary, "GetOrg")
+      HttpApiEndpoint.get(`get${Operation}`, item).setPath(PathId).addSuccess(reply)
+        .addError(RestError, { status: 404 }).annotate(OpenApi.Summary, `Get${Operation}`)
     )
     .add(
-      HttpApiEndpoint.post("createOrg", "/orgs/:id").setPath(PathId).setPayload(OrgBody)
-        .addSuccess(OrgReply).addError(RestError, { status: 409 }).addError(RestError, { status: 413 })
-        .addError(RestError, { status: 415 }).annotate(OpenApi.Summary, "CreateOrg")
+      writeErrors(HttpApiEndpoint.post(`create${Operation}`, item).setPath(PathId).setPayload(body).addSuccess(reply))
+        .annotate(OpenApi.Summary, `Create${Operation}`)
     )
     .add(
-      HttpApiEndpoint.put("putOrg", "/orgs/:id").setPath(PathId).setPayload(OrgBody)
-        .addSuccess(OrgReply).addError(RestError, { status: 409 }).addError(RestError, { status: 413 })
-        .addError(RestError, { status: 415 }).annotate(OpenApi.Summary, "CreateOrg (PUT: the same)")
+      writeErrors(HttpApiEndpoint.put(`put${Operation}`, item).setPath(PathId).setPayload(body).addSuccess(reply))
+        .annotate(OpenApi.Summary, `Create${Operation} (PUT: the same)`)
     )
-{}
+}
+
+const { id: _orgId, ...orgFields } = Org.fields
+export class OrgsRest extends resourceRest(
+  "orgs",
+  "org",
+  "/orgs",
+  reply("org", Org, "OrgReply"),
+  bodyOf(orgFields, OrgId, "CreateOrgBody")
+) {}
 
 const { id: _profileId, ...profileFields } = Profile.fields
-const ProfileReply = reply("profile", Profile, "ProfileReply")
-const ProfileBody = bodyOf(profileFields, ProfileId, "CreateProfileBody")
-
-export class ProfilesRest extends HttpApiGroup.make("profiles")
-  .add(
-    HttpApiEndpoint.get("getProfile", "/profiles/:id").setPath(PathId).addSuccess(ProfileReply)
-      .addError(RestError, { status: 404 }).annotate(OpenApi.Summary, "GetProfile")
-  )
-  .add(
-    HttpApiEndpoint.post("createProfile", "/profiles/:id").setPath(PathId).setPayload(ProfileBody)
-      .addSuccess(ProfileReply).addError(RestError, { status: 409 }).addError(RestError, { status: 413 })
-      .addError(RestError, { status: 415 }).annotate(OpenApi.Summary, "CreateProfile")
-  )
-  .add(
-    HttpApiEndpoint.put("putProfile", "/profiles/:id").setPath(PathId).setPayload(ProfileBody)
-      .addSuccess(ProfileReply).addError(RestError, { status: 409 }).addError(RestError, { status: 413 })
-      .addError(RestError, { status: 415 }).annotate(OpenApi.Summary, "CreateProfile (PUT: the same)")
-  )
-{}
+export class ProfilesRest extends resourceRest(
+  "profiles",
+  "profile",
+  "/profiles",
+  reply("profile", Profile, "ProfileReply"),
+  bodyOf(profileFields, ProfileId, "CreateProfileBody")
+) {}
 
 const { id: _licenseId, ...licenseFields } = License.fields
-const LicenseReply = reply("license", License, "LicenseReply")
-const LicenseBody = bodyOf(licenseFields, LicenseId, "CreateLicenseBody").annotations({
-  description: "`end` must be after `start`"
-})
-
-export class LicensesRest extends HttpApiGroup.make("licenses")
-  .add(
-    HttpApiEndpoint.get("getLicense", "/licenses/:id").setPath(PathId).addSuccess(LicenseReply)
-      .addError(RestError, { status: 404 }).annotate(OpenApi.Summary, "GetLicense")
-  )
-  .add(
-    HttpApiEndpoint.post("createLicense", "/licenses/:id").setPath(PathId).setPayload(LicenseBody)
-      .addSuccess(LicenseReply).addError(RestError, { status: 409 }).addError(RestError, { status: 413 })
-      .addError(RestError, { status: 415 }).annotate(OpenApi.Summary, "CreateLicense")
-  )
-  .add(
-    HttpApiEndpoint.put("putLicense", "/licenses/:id").setPath(PathId).setPayload(LicenseBody)
-      .addSuccess(LicenseReply).addError(RestError, { status: 409 }).addError(RestError, { status: 413 })
-      .addError(RestError, { status: 415 }).annotate(OpenApi.Summary, "CreateLicense (PUT: the same)")
-  )
-{}
+export class LicensesRest extends resourceRest(
+  "licenses",
+  "license",
+  "/licenses",
+  reply("license", License, "LicenseReply"),
+  bodyOf(licenseFields, LicenseId, "CreateLicenseBody").annotations({ description: "`end` must be after `start`" })
+) {}
 
 export const workflowsPath = "/workflow/workflows/onboarding"
 
