@@ -8,18 +8,18 @@ export { LicenseOperations } from "../operations/LicenseOperations.js"
 export { OrgOperations } from "../operations/OrgOperations.js"
 export { ProfileOperations } from "../operations/ProfileOperations.js"
 export { WorkflowOperations } from "../operations/WorkflowOperations.js"
-export { rpcProtocol } from "./rpcProtocol.js"
+export { rpcProtocol } from "./RpcProtocol.js"
 
 // REST: each port's HttpApi (also its OpenAPI document), and a typed client of it.
 export { LicenseHttpApi, OrgHttpApi, ProfileHttpApi, WorkflowHttpApi } from "../transports/rest/HttpApis.js"
-export { restClient } from "./restClient.js"
+export { restClient } from "./RestClient.js"
 
 // Connect, gRPC and gRPC-Web: the generated service descriptors, and a client of one.
 export { LicenseService } from "../gen/license/v1beta1/license_pb.js"
 export { OrgService } from "../gen/org/v1beta1/org_pb.js"
 export { ProfileService } from "../gen/profile/v1beta1/profile_pb.js"
 export { WorkflowService } from "../gen/workflow/v1beta1/workflow_pb.js"
-export { connectClient, type ConnectClientOptions } from "./connectClient.js"
+export { connectClient, type ConnectClientOptions } from "./ConnectClient.js"
 
 // The domain's values and errors that the clients answer with.
 export { AlreadyExists, InvalidArgument, NotFound, Unavailable } from "../domain/Errors.js"

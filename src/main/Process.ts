@@ -19,7 +19,7 @@ import {
   type SettingsValues
 } from "./Settings.js"
 import { databaseFailure, listenFailure, migrationFailure, StartupFailure, startupLine } from "./StartupFailure.js"
-import { usage } from "./usage.js"
+import { usage } from "./Usage.js"
 
 export { Settings }
 

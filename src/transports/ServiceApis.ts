@@ -12,17 +12,17 @@ import { type OrgHandlers, OrgOperations } from "../operations/OrgOperations.js"
 import { type ProfileHandlers, ProfileOperations } from "../operations/ProfileOperations.js"
 import { type WorkflowHandlers, WorkflowOperations } from "../operations/WorkflowOperations.js"
 import type { EffectCall } from "./connect/EffectCall.js"
-import { licenseService } from "./connect/licenseService.js"
-import { orgService } from "./connect/orgService.js"
-import { profileService } from "./connect/profileService.js"
-import { workflowService } from "./connect/workflowService.js"
+import { licenseService } from "./connect/LicenseService.js"
+import { orgService } from "./connect/OrgService.js"
+import { profileService } from "./connect/ProfileService.js"
+import { workflowService } from "./connect/WorkflowService.js"
 import {
   type GraphqlApi,
   licenseGraphql,
   orgGraphql,
   profileGraphql,
   workflowGraphql
-} from "./graphql/graphqlApis.js"
+} from "./graphql/GraphqlApis.js"
 import { LicenseHttpApi, OrgHttpApi, ProfileHttpApi, WorkflowHttpApi } from "./rest/HttpApis.js"
 import { LicenseRestLive, OrgRestLive, ProfileRestLive, WorkflowRestLive } from "./rest/RestHandlers.js"
 

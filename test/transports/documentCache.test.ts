@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
-import { documentCache } from "../../src/transports/graphql/documentCache.js"
-import { buildSchema } from "../../src/transports/graphql/graphqlJs.js"
+import { documentCache } from "../../src/transports/graphql/DocumentCache.js"
+import { buildSchema } from "../../src/transports/graphql/GraphqlJs.js"
 
 const schema = buildSchema("type Query { hello: String }")
 const cache = (limits: Partial<{ maxEntries: number; maxTotalLength: number; maxQueryLength: number }> = {}) =>

@@ -2,9 +2,9 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, FastCheck as fc, Runtime } from "effect"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
-import { boundedParse, defaultDocumentBounds } from "../../src/transports/graphql/documentBounds.js"
-import { documentCache } from "../../src/transports/graphql/documentCache.js"
-import { graphqlHandler } from "../../src/transports/graphql/graphqlHandler.js"
+import { boundedParse, defaultDocumentBounds } from "../../src/transports/graphql/DocumentBounds.js"
+import { documentCache } from "../../src/transports/graphql/DocumentCache.js"
+import { graphqlHandler } from "../../src/transports/graphql/GraphqlHandler.js"
 import { getIntrospectionQuery } from "graphql/index.js"
 import {
   buildSchema,
@@ -13,8 +13,8 @@ import {
   GraphQLError,
   parse,
   type SelectionSetNode
-} from "../../src/transports/graphql/graphqlJs.js"
-import { countCap, definitionCosts, limitErrors } from "../../src/transports/graphql/queryLimits.js"
+} from "../../src/transports/graphql/GraphqlJs.js"
+import { countCap, definitionCosts, limitErrors } from "../../src/transports/graphql/QueryLimits.js"
 
 /**
  * The GraphQL document's cost is computed in time linear in its text, so a small document cannot

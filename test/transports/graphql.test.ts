@@ -18,7 +18,7 @@ import {
   orgGraphql,
   profileGraphql,
   workflowGraphql
-} from "../../src/transports/graphql/graphqlApis.js"
+} from "../../src/transports/graphql/GraphqlApis.js"
 import type { RequestHandler } from "../../src/transports/http/PortListener.js"
 import { uuid } from "../support/ids.js"
 import { InMemoryServices } from "../../src/services/InMemoryServices.js"

@@ -1,5 +1,5 @@
 import type { Effect } from "effect"
-import type { GraphQLSchema } from "./graphqlJs.js"
+import type { GraphQLSchema } from "./GraphqlJs.js"
 import type { DomainError } from "../../domain/Errors.js"
 
 /** A root field's arguments, already checked and coerced by graphql-js to the types the SDL declares. */

@@ -1,5 +1,5 @@
 import { Cause, Effect, Exit, Runtime } from "effect"
-import { GraphQLError, type GraphQLResolveInfo } from "./graphqlJs.js"
+import { GraphQLError, type GraphQLResolveInfo } from "./GraphqlJs.js"
 import type { DomainError } from "../../domain/Errors.js"
 import { callFailure, errorTable } from "../ErrorTable.js"
 

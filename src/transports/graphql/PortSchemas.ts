@@ -5,8 +5,8 @@ import { OrgOperations } from "../../operations/OrgOperations.js"
 import { ProfileOperations } from "../../operations/ProfileOperations.js"
 import { type WorkflowHandlers, WorkflowOperations } from "../../operations/WorkflowOperations.js"
 import type { GraphqlApi } from "./GraphqlApi.js"
-import { buildSchema } from "./graphqlJs.js"
-import { resourceGraphql } from "./resourceGraphql.js"
+import { buildSchema } from "./GraphqlJs.js"
+import { resourceGraphql } from "./ResourceGraphql.js"
 
 // The type, field and argument names of each port's schema are part of the wire contract (contract §3.6).
 

@@ -3,7 +3,7 @@ import { Cause, Effect, Exit } from "effect"
 import { LicenseOperations } from "../../../src/operations/LicenseOperations.js"
 import { OrgOperations } from "../../../src/operations/OrgOperations.js"
 import { ProfileOperations } from "../../../src/operations/ProfileOperations.js"
-import { rpcProtocol } from "../../../src/client/rpcProtocol.js"
+import { rpcProtocol } from "../../../src/client/RpcProtocol.js"
 import { WorkflowOperations } from "../../../src/operations/WorkflowOperations.js"
 import { type ClientStyle, type ServiceUrls, type StyleClient, StyleError } from "./StyleClient.js"
 

@@ -11,7 +11,7 @@ import { LicenseService } from "../../../src/gen/license/v1beta1/license_pb.js"
 import { OrgService } from "../../../src/gen/org/v1beta1/org_pb.js"
 import { ProfileService } from "../../../src/gen/profile/v1beta1/profile_pb.js"
 import { WorkflowService } from "../../../src/gen/workflow/v1beta1/workflow_pb.js"
-import { rpcProtocol } from "../../../src/client/rpcProtocol.js"
+import { rpcProtocol } from "../../../src/client/RpcProtocol.js"
 import type { ServiceUrls } from "../../e2e/support/StyleClient.js"
 
 /**

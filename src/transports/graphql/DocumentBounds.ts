@@ -1,4 +1,4 @@
-import { type DocumentNode, GraphQLError, Lexer, parse, Source, TokenKind } from "./graphqlJs.js"
+import { type DocumentNode, GraphQLError, Lexer, parse, Source, TokenKind } from "./GraphqlJs.js"
 import { errorTable } from "../ErrorTable.js"
 
 /** What a GraphQL document's text may be before it is parsed at all. */

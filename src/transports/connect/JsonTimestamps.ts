@@ -3,7 +3,7 @@ import type { Readable } from "node:stream"
 import { FieldViolation, InvalidArgument } from "../../domain/Errors.js"
 import { parseMicros, timestampRule } from "../../domain/Timestamp.js"
 import type { Request, RequestHandler, Response } from "../http/PortListener.js"
-import { methodPath, servedServices } from "./servedServices.js"
+import { methodPath, servedServices } from "./ServedServices.js"
 
 /**
  * Timestamps in Connect JSON (and gRPC / gRPC-Web with the JSON codec), held to the domain's rule.

@@ -2,7 +2,7 @@ import { base64Decode } from "@bufbuild/protobuf/wire"
 import { MethodOptions_IdempotencyLevel } from "@bufbuild/protobuf/wkt"
 import type { OutgoingHttpHeaders } from "node:http"
 import type { Request, RequestHandler, Response } from "../http/PortListener.js"
-import { methodPath, servedServices } from "./servedServices.js"
+import { methodPath, servedServices } from "./ServedServices.js"
 
 /**
  * connect-es reports a request message it cannot decode as `internal` (Connect: HTTP 500; gRPC and

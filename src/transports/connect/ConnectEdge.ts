@@ -1,10 +1,10 @@
 import type { RequestHandler } from "../http/PortListener.js"
-import { withSpecGrpcMessage } from "./grpcMessageEncoding.js"
-import { withStrictJsonTimestamps } from "./jsonTimestamps.js"
-import { withRequestGuards } from "./requestGuards.js"
-import { withUtf8GetMessages } from "./strictUtf8.js"
-import { withTimerSafeDeadlines } from "./timerSafeDeadlines.js"
-import { withUndecodableAsInvalidArgument } from "./undecodableRequests.js"
+import { withSpecGrpcMessage } from "./GrpcMessageEncoding.js"
+import { withStrictJsonTimestamps } from "./JsonTimestamps.js"
+import { withRequestGuards } from "./RequestGuards.js"
+import { withUtf8GetMessages } from "./StrictUtf8.js"
+import { withTimerSafeDeadlines } from "./TimerSafeDeadlines.js"
+import { withUndecodableAsInvalidArgument } from "./UndecodableRequests.js"
 
 /**
  * What stands between the port and connect-node's adapter, outermost first: grpc-message encoded

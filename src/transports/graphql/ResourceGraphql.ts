@@ -3,7 +3,7 @@ import type * as RpcGroup from "@effect/rpc/RpcGroup"
 import { Effect } from "effect"
 import { operation } from "../../operations/Operation.js"
 import type { GraphqlApi } from "./GraphqlApi.js"
-import { buildSchema } from "./graphqlJs.js"
+import { buildSchema } from "./GraphqlJs.js"
 
 /**
  * The GraphQL face of a resource service (contract §3.6): `Query.<name>(id: ID!)` answers

@@ -1,5 +1,5 @@
-import type { DocumentNode, FragmentDefinitionNode, OperationDefinitionNode, SelectionSetNode } from "./graphqlJs.js"
-import { GraphQLError } from "./graphqlJs.js"
+import type { DocumentNode, FragmentDefinitionNode, OperationDefinitionNode, SelectionSetNode } from "./GraphqlJs.js"
+import { GraphQLError } from "./GraphqlJs.js"
 import { errorTable } from "../ErrorTable.js"
 
 /** Bounds on what one operation may ask for (GRAPHQL_MAX_DEPTH, GRAPHQL_MAX_FIELDS). */

@@ -7,7 +7,7 @@ import {
 import type { Readable } from "node:stream"
 import { errorBody, errorTable, type FailureKind } from "../ErrorTable.js"
 import { utf8Text } from "../http/Utf8Text.js"
-import { strictSearchParams } from "./strictText.js"
+import { strictSearchParams } from "./StrictText.js"
 
 const refusal = (kind: FailureKind, statusText: string, message: string): GraphqlHttpResponse => [
   JSON.stringify(errorBody.graphql(kind, message)),

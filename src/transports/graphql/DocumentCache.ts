@@ -5,7 +5,7 @@ import {
   parse,
   validate,
   type ValidationRule
-} from "./graphqlJs.js"
+} from "./GraphqlJs.js"
 
 /**
  * Clients send the same few operations over and over; parsing and validating each one again cost
