@@ -16,6 +16,11 @@ import { TestDatabase, testDatabaseKind } from "../support/TestDatabase.js"
 const interval = 500
 /** Timers and a loaded two-core machine. */
 const slack = 700
+/**
+ * Through a port, the new state also has to reach 500 Watch streams on one HTTP/2 connection while
+ * the other test worker runs its own suite: seen taking over 1.2 s on this two-core machine.
+ */
+const portSlack = 2_500
 
 /** DatabaseHealth as the processes build it, over a SqlClient that counts what reaches the database. */
 const healthOver = (tap: DatabaseTap) =>
@@ -116,10 +121,10 @@ describe(`health over the ports reads the shared state (${testDatabaseKind})`, (
         expect(sent).toBeLessThanOrEqual(Math.ceil(elapsed / interval) + 1)
 
         tap.down = true
-        const noticed = yield* until(() => latest.every((status) => status === Status.NOT_SERVING), interval + slack)
+        const noticed = yield* until(() => latest.every((status) => status === Status.NOT_SERVING), interval + portSlack)
         expect((yield* Effect.promise(() => fetch(`${urls.org}/readyz`))).status).toBe(503)
         tap.down = false
-        const recovered = yield* until(() => latest.every((status) => status === Status.SERVING), interval + slack)
+        const recovered = yield* until(() => latest.every((status) => status === Status.SERVING), interval + portSlack)
         expect((yield* Effect.promise(() => fetch(`${urls.org}/readyz`))).status).toBe(200)
         console.log(`over the ports: NOT_SERVING on 500 Watch streams after ${noticed} ms, SERVING again after ${recovered} ms`)
 
