@@ -1,4 +1,3 @@
-import { connectNodeAdapter } from "@connectrpc/connect-node"
 import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
 import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
@@ -10,11 +9,9 @@ import * as reflectionV1 from "../gen/grpc/reflection/v1/reflection_pb.js"
 import * as reflectionV1alpha from "../gen/grpc/reflection/v1alpha/reflection_pb.js"
 import { DatabaseHealth } from "../services/DatabaseHealth.js"
 import { effectCall } from "./connect/EffectCall.js"
-import { connectEdge } from "./connect/ConnectEdge.js"
+import { connectNodeAdapter } from "./connect/ConnectNodeAdapter.js"
 import { healthService } from "./connect/HealthService.js"
-import { connectJsonOptions } from "./connect/StrictUtf8.js"
 import { reflectionServices } from "./connect/ReflectionService.js"
-import { methodPath } from "./connect/ServedServices.js"
 import { graphqlHandler } from "./graphql/GraphqlApis.js"
 import { corsPolicy } from "./http/Cors.js"
 import { inFlightLimit } from "./http/InFlightLimit.js"
@@ -64,7 +61,8 @@ export const portApp = <R, Rpcs extends Rpc.Any>(api: ServiceApi<R, Rpcs>, optio
       [serviceName, Health.typeName, reflectionV1.ServerReflection.typeName, reflectionV1alpha.ServerReflection.typeName]
     )
 
-    const connect = connectEdge(connectNodeAdapter({
+    // connect-node's adapter with our corrections to it, each named in ConnectNodeAdapter.ts.
+    const connect = connectNodeAdapter({
       readMaxBytes: options.readMaxBytes,
       routes: (router) => {
         api.connect.register(router, effectCall(runtime))
@@ -72,13 +70,11 @@ export const portApp = <R, Rpcs extends Rpc.Any>(api: ServiceApi<R, Rpcs>, optio
         router.service(reflectionV1.ServerReflection, reflection.v1)
         router.service(reflectionV1alpha.ServerReflection, reflection.v1alpha)
       },
-      // Unknown JSON fields ignored; text that is not UTF-8 refused, not replaced (strictUtf8.ts).
-      jsonOptions: connectJsonOptions,
       fallback: (_request, response) => {
         response.writeHead(errorTable.NotFound.http, { "content-type": "application/json" })
         response.end(notFoundBody)
       }
-    }))
+    })
 
     const rpc = yield* rpcEndpoint(api.rpcs)
     const platformApp = yield* restApp(api.rest.api, api.rest.handlers, rpc)
@@ -93,7 +89,7 @@ export const portApp = <R, Rpcs extends Rpc.Any>(api: ServiceApi<R, Rpcs>, optio
       limits: options.graphqlLimits
     })
     // Exactly the paths connect-node routes to Health (it matches the path as sent, up to `?`).
-    const healthPaths = new Set(Health.methods.map((method) => methodPath(Health, method)))
+    const healthPaths = new Set(Health.methods.map((method) => `/${Health.typeName}/${method.name}`))
     return portPipeline({
       cors: corsPolicy(options.corsOrigins),
       probes: probes(isReady),

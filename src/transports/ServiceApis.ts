@@ -1,5 +1,5 @@
 import type { DescService } from "@bufbuild/protobuf"
-import type { ConnectRouter } from "@connectrpc/connect"
+import type { ConnectRouter, ServiceImpl } from "@connectrpc/connect"
 import type { HttpApi } from "@effect/platform"
 import type { Layer } from "effect"
 import type { Rpc, RpcGroup } from "@effect/rpc"
@@ -7,10 +7,10 @@ import { LicenseService } from "../gen/license/v1beta1/license_pb.js"
 import { OrgService } from "../gen/org/v1beta1/org_pb.js"
 import { ProfileService } from "../gen/profile/v1beta1/profile_pb.js"
 import { WorkflowService } from "../gen/workflow/v1beta1/workflow_pb.js"
-import { type LicenseHandlers, LicenseOperations } from "../operations/LicenseOperations.js"
-import { type OrgHandlers, OrgOperations } from "../operations/OrgOperations.js"
-import { type ProfileHandlers, ProfileOperations } from "../operations/ProfileOperations.js"
-import { type WorkflowHandlers, WorkflowOperations } from "../operations/WorkflowOperations.js"
+import { LicenseOperations } from "../operations/LicenseOperations.js"
+import { OrgOperations } from "../operations/OrgOperations.js"
+import { ProfileOperations } from "../operations/ProfileOperations.js"
+import { WorkflowOperations } from "../operations/WorkflowOperations.js"
 import type { EffectCall } from "./connect/EffectCall.js"
 import { licenseService } from "./connect/LicenseService.js"
 import { orgService } from "./connect/OrgService.js"
@@ -41,31 +41,17 @@ export interface ServiceApi<R, Rpcs extends Rpc.Any> {
   readonly rpcs: RpcGroup.RpcGroup<Rpcs>
 }
 
-const orgConnect: ConnectApi<OrgHandlers> = {
-  service: OrgService,
-  register: (router, call) => router.service(OrgService, orgService(call))
-}
+/** A service's descriptor and its connect-node implementation, built over the call runner. */
+const connectApi = <S extends DescService, R>(
+  service: S,
+  implementation: (call: EffectCall<R>) => Partial<ServiceImpl<S>>
+): ConnectApi<R> => ({ service, register: (router, call) => router.service(service, implementation(call)) })
 
-const profileConnect: ConnectApi<ProfileHandlers> = {
-  service: ProfileService,
-  register: (router, call) => router.service(ProfileService, profileService(call))
-}
-
-const licenseConnect: ConnectApi<LicenseHandlers> = {
-  service: LicenseService,
-  register: (router, call) => router.service(LicenseService, licenseService(call))
-}
-
-const workflowConnect: ConnectApi<WorkflowHandlers> = {
-  service: WorkflowService,
-  register: (router, call) => router.service(WorkflowService, workflowService(call))
-}
-
-export const orgApi = { connect: orgConnect, graphql: orgGraphql, rest: { api: OrgHttpApi, handlers: OrgRestLive }, rpcs: OrgOperations }
-export const profileApi = { connect: profileConnect, graphql: profileGraphql, rest: { api: ProfileHttpApi, handlers: ProfileRestLive }, rpcs: ProfileOperations }
-export const licenseApi = { connect: licenseConnect, graphql: licenseGraphql, rest: { api: LicenseHttpApi, handlers: LicenseRestLive }, rpcs: LicenseOperations }
+export const orgApi = { connect: connectApi(OrgService, orgService), graphql: orgGraphql, rest: { api: OrgHttpApi, handlers: OrgRestLive }, rpcs: OrgOperations }
+export const profileApi = { connect: connectApi(ProfileService, profileService), graphql: profileGraphql, rest: { api: ProfileHttpApi, handlers: ProfileRestLive }, rpcs: ProfileOperations }
+export const licenseApi = { connect: connectApi(LicenseService, licenseService), graphql: licenseGraphql, rest: { api: LicenseHttpApi, handlers: LicenseRestLive }, rpcs: LicenseOperations }
 export const workflowApi = {
-  connect: workflowConnect,
+  connect: connectApi(WorkflowService, workflowService),
   graphql: workflowGraphql,
   rest: { api: WorkflowHttpApi, handlers: WorkflowRestLive },
   rpcs: WorkflowOperations

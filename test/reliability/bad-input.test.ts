@@ -59,6 +59,10 @@ const notUuid = (field: string) => `${field}: must be a UUID (8-4-4-4-12 hex dig
 const badTime = (field: string) => `${field}: ${rfc3339}`
 
 /** The invalid_argument row of contract §3.7, in each style's form. */
+/** connect-node's bodiless 415 and 405, answered with a Connect error body (ConnectNodeAdapter.ts). */
+const unsupported = (message: string | RegExp): Want => ({ status: 415, code: "invalid_argument", message })
+const notAllowed = (message: string | RegExp): Want => ({ status: 405, code: "unimplemented", message })
+
 const invalid = {
   connect: (message: string | RegExp): Want => ({ status: 400, code: "invalid_argument", message }),
   grpc: (message: string | RegExp): Want => ({ code: 3, message }),
@@ -808,42 +812,42 @@ const emptyMessage = `${notUuid("id")}; name: must not be blank`
     "a text/plain content type",
     "org",
     post(JSON.stringify(org()), "text/plain"),
-    { status: 415, code: undefined, message: "" }
+    unsupported(/^content type "text\/plain" is not served here; send application\/json or application\/proto \(Connect\)/)
   )
   add(
     style,
     "a form content type",
     "org",
     post("id=x&name=y", "application/x-www-form-urlencoded"),
-    { status: 415, code: undefined, message: "" }
+    unsupported(/^content type "application\/x-www-form-urlencoded" is not served here; send /)
   )
   add(
     style,
     "a charset other than UTF-8",
     "org",
     post(JSON.stringify(org()), "application/json; charset=utf-16"),
-    { status: 415, code: undefined, message: "" }
+    unsupported(/^content type "application\/json; charset=utf-16" is not served here; send /)
   )
   add(
     style,
     "PUT instead of POST",
     "org",
     post(JSON.stringify(org()), "application/json", "PUT"),
-    { status: 405, code: undefined, message: "" }
+    notAllowed("method not allowed; use POST")
   )
   add(
     style,
     "DELETE on a read",
     "org",
     (urls) => connectPost(urls.org, getOrg, "{}", "application/json", "DELETE"),
-    { status: 405, code: undefined, message: "" }
+    notAllowed("method not allowed; use POST, GET")
   )
   add(
     style,
     "GET on a create (not free of side effects)",
     "org",
     (urls) => connectGet(urls.org, createOrg, `encoding=json&message=${encodeURIComponent(JSON.stringify(org()))}`),
-    { status: 405, code: undefined, message: "" }
+    notAllowed("method not allowed; use POST")
   )
   add(
     style,
@@ -866,7 +870,7 @@ const emptyMessage = `${notUuid("id")}; name: must not be blank`
     "GET without encoding or message",
     "org",
     (urls) => connectGet(urls.org, getOrg, ""),
-    { status: 415, code: undefined, message: "" }
+    unsupported("a Connect GET carries its message in the query: ?encoding=json&message=<JSON> (or encoding=proto&base64=1)")
   )
   add(
     style,
