@@ -2,7 +2,7 @@ import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
 import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import type * as Rpc from "@effect/rpc/Rpc"
-import { Effect, Option, type Redacted, Runtime } from "effect"
+import { Cause, Effect, Option, type Redacted, Runtime } from "effect"
 import type * as http from "node:http"
 import { file_grpc_health_v1_health, Health } from "../gen/grpc/health/v1/health_pb.js"
 import * as reflectionV1 from "../gen/grpc/reflection/v1/reflection_pb.js"
@@ -19,6 +19,7 @@ import { probes } from "./http/Probes.js"
 import { isRpcPath } from "./http/Refusal.js"
 import { bearerAuth } from "./http/BearerAuth.js"
 import { portPipeline } from "./http/PortPipeline.js"
+import { requestIdIn } from "./http/RequestId.js"
 import { restApp } from "./rest/RestApp.js"
 import { errorBody, errorTable } from "./ErrorTable.js"
 import { rpcEndpoint } from "./rpc/RpcEndpoint.js"
@@ -70,6 +71,10 @@ export const portApp = <R, Rpcs extends Rpc.Any>(api: ServiceApi<R, Rpcs>, optio
         router.service(reflectionV1.ServerReflection, reflection.v1)
         router.service(reflectionV1alpha.ServerReflection, reflection.v1alpha)
       },
+      logFailure: (request, message, error) =>
+        Runtime.runFork(runtime)(
+          Effect.logError(message, Cause.die(error)).pipe(Effect.annotateLogs("requestId", requestIdIn(request.headers)))
+        ),
       fallback: (_request, response) => {
         response.writeHead(errorTable.NotFound.http, { "content-type": "application/json" })
         response.end(notFoundBody)

@@ -41,6 +41,7 @@ const adapters: Record<"upstream" | "ours", RequestHandler> = {
   upstream: upstreamAdapter({ routes }) as RequestHandler,
   ours: ourAdapter({
     routes,
+    logFailure: (_request, message, error) => console.error(message, error),
     fallback: (_request, response) => {
       response.writeHead(404)
       response.end()

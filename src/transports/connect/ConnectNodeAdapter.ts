@@ -362,11 +362,11 @@ const firstChunk = async (body: AsyncIterable<Uint8Array>) => {
 const headersOf = (init: UniversalServerResponse["header"]): Headers => init instanceof Headers ? init : new Headers(init)
 
 /** Corrections 5 and 6, applied to the router's answer before it is written. */
-const corrected = async (
+const corrected = (
   method: DescMethod,
   protocol: Protocol,
   answer: UniversalServerResponse
-): Promise<UniversalServerResponse> => {
+): UniversalServerResponse | Promise<UniversalServerResponse> => {
   if (answer.body === undefined || answer.body instanceof Uint8Array) return answer
   switch (protocol) {
     case "grpc": {
@@ -398,18 +398,21 @@ const corrected = async (
     }
     case "grpc-web":
     case "connect-stream": {
-      const { first, rest } = await firstChunk(answer.body)
       const recode = protocol === "grpc-web" ? recodeGrpcWebTrailer : recodeConnectEndStream
-      return { ...answer, body: rest(first === undefined ? undefined : recode(first)) }
+      return firstChunk(answer.body).then(({ first, rest }) => ({
+        ...answer,
+        body: rest(first === undefined ? undefined : recode(first))
+      }))
     }
     case "connect": {
       if (answer.status === 200) return answer
-      const { first, rest } = await firstChunk(answer.body)
-      const recoded = first === undefined ? undefined : recodeConnectUnary(answer.status, first)
-      if (recoded === undefined) return { ...answer, body: rest(undefined) }
-      const header = new Headers(answer.header)
-      header.set("content-length", String(recoded.byteLength))
-      return { ...answer, status: recodedAs.http, header, body: rest(recoded) }
+      return firstChunk(answer.body).then(({ first, rest }): UniversalServerResponse => {
+        const recoded = first === undefined ? undefined : recodeConnectUnary(answer.status, first)
+        if (recoded === undefined) return { ...answer, body: rest(undefined) }
+        const header = new Headers(answer.header)
+        header.set("content-length", String(recoded.byteLength))
+        return { ...answer, status: recodedAs.http, header, body: rest(recoded) }
+      })
     }
   }
 }
@@ -458,6 +461,8 @@ export interface ConnectAdapterOptions extends ConnectRouterOptions {
   readonly routes: (router: ConnectRouter) => void
   /** Answers a path no service routes. */
   readonly fallback: RequestHandler
+  /** Logs a failure the adapter could not answer as a call's own (a write error, a throw). */
+  readonly logFailure: (request: Request, message: string, error: unknown) => void
 }
 
 /** connect-node's `connectNodeAdapter`, with the corrections above. */
@@ -476,15 +481,18 @@ export const connectNodeAdapter = (options: ConnectAdapterOptions): RequestHandl
     dropTimerOverflowDeadlines(universal.header)
     const protocol = protocolOf((request.headers["content-type"] ?? "").toLowerCase())
     handler(universal)
-      .then(async (answer) => {
+      .then((answer) => {
         const refusal = answer.body === undefined ? bodilessRefusal(handler, request, answer.status) : undefined
         if (refusal !== undefined) return connectJsonRefusal(response, refusal.kind, refusal.message, refusal.headers)
-        return universalResponseToNodeResponse(await corrected(handler.method, protocol, answer), response)
+        const fixed = corrected(handler.method, protocol, answer)
+        return fixed instanceof Promise
+          ? fixed.then((each) => universalResponseToNodeResponse(each, response))
+          : universalResponseToNodeResponse(fixed, response)
       })
       .catch((reason: unknown) => {
         // As upstream: a call the client abandoned is not worth a line.
         if (ConnectError.from(reason).code === Code.Aborted) return
-        console.error(`handler for rpc ${handler.method.name} of ${handler.service.typeName} failed`, reason)
+        options.logFailure(request, `${handler.service.typeName}/${handler.method.name} failed`, reason)
       })
   }
 
@@ -498,7 +506,7 @@ export const connectNodeAdapter = (options: ConnectAdapterOptions): RequestHandl
     try {
       serve(handler, request, response)
     } catch (error) {
-      console.error(`Connect handler for ${request.method} ${request.url} threw`, error)
+      options.logFailure(request, `Connect handler for ${request.method} ${request.url} threw`, error)
       if (response.headersSent) return void response.end()
       refuse(request, response, { kind: "Internal", message: "internal error" })
     }
