@@ -9,10 +9,10 @@ import type { ListenError } from "../transports/http/PortListener.js"
 import { listen } from "../transports/http/PortListener.js"
 import { portApp } from "../transports/PortApp.js"
 import { databaseOptions } from "./DatabaseSettings.js"
+import { logFormat, logLevel, processLogger } from "./Logging.js"
 import type { ServicePort } from "./ServicePorts.js"
 import {
   dedicatedPort,
-  logLevel,
   servicePort,
   Settings,
   settings as settingsConfig,
@@ -163,11 +163,12 @@ export const runProcess = (options: {
   })
   const unlessInterrupted = (report: (cause: Cause.Cause<unknown>) => Effect.Effect<void>) => (cause: Cause.Cause<unknown>) =>
     Cause.isInterruptedOnly(cause) ? Effect.void : report(cause)
-  const program = logLevel.pipe(
-    Effect.flatMap((level) =>
+  const program = Effect.all([logLevel, logFormat]).pipe(
+    Effect.flatMap(([level, format]) =>
       start.pipe(
         Effect.tapErrorCause(unlessInterrupted((cause) => Effect.logDebug(`${options.name}: start-up failed`, cause))),
-        Logger.withMinimumLogLevel(level)
+        Logger.withMinimumLogLevel(level),
+        Effect.provide(processLogger(format, options.name))
       )
     ),
     Effect.tapErrorCause(unlessInterrupted((cause) =>
@@ -175,5 +176,5 @@ export const runProcess = (options: {
     ))
   )
   ignoreEchoedSignals()
-  NodeRuntime.runMain(program, { disableErrorReporting: true })
+  NodeRuntime.runMain(program, { disableErrorReporting: true, disablePrettyLogger: true })
 }

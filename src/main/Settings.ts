@@ -1,5 +1,5 @@
-import { Config, ConfigError, ConfigProvider, Context, Effect, Either, Layer, LogLevel, Option, Redacted } from "effect"
-import { host, oneOf, origins, port, positive, refusal } from "./Variables.js"
+import { Config, ConfigError, ConfigProvider, Context, Effect, Either, Layer, Option, Redacted } from "effect"
+import { host, origins, port, positive, refusal } from "./Variables.js"
 
 /**
  * What a process reads from its environment, besides the database (see DatabaseSettings). Each
@@ -81,9 +81,3 @@ export const dedicatedPort = (variable: string, fallback: number): Config.Config
     Config.map(([conventional, own]) => Option.getOrElse(conventional, () => own))
   )
 
-const logLevels = ["debug", "info", "warning", "error"] as const
-
-/** Start-up failures print one line; their details are logged at `debug`. */
-export const logLevel: Config.Config<LogLevel.LogLevel> = oneOf("LOG_LEVEL", "info", logLevels).pipe(
-  Config.map((level) => ({ debug: LogLevel.Debug, info: LogLevel.Info, warning: LogLevel.Warning, error: LogLevel.Error })[level])
-)

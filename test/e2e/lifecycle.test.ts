@@ -43,6 +43,36 @@ describe("process lifecycle", () => {
     expect(running.output()).toMatch(/workflow service stopped/)
   }, 60_000)
 
+  it("logs one JSON object per line when stdout is not a terminal, and never the token", async () => {
+    const token = "s3cret-Token-that-must-not-leak"
+    const [org, profile, license, workflow] = await Promise.all([freePort(), freePort(), freePort(), freePort()])
+    const running = await startProcess("all", {
+      DATA_DIR: "memory://",
+      API_TOKEN: token,
+      ORG_PORT: String(org),
+      PROFILE_PORT: String(profile),
+      LICENSE_PORT: String(license),
+      WORKFLOW_PORT: String(workflow)
+    }, 4)
+    const refused = await fetch(`http://127.0.0.1:${org}/orgs/${crypto.randomUUID()}`)
+    const served = await fetch(`http://127.0.0.1:${org}/orgs/${crypto.randomUUID()}`, {
+      headers: { authorization: `Bearer ${token}` }
+    })
+    expect([refused.status, served.status]).toEqual([401, 404])
+    expect(await stopProcess(running)).toBe(0)
+    const lines = running.output().split("\n").filter((line) => line !== "")
+    expect(lines.length).toBeGreaterThan(5) // start-up, one line per port, shutdown
+    for (const line of lines) {
+      expect(JSON.parse(line)).toMatchObject({
+        time: expect.any(String),
+        level: expect.stringMatching(/^(debug|info|warning|error)$/),
+        message: expect.any(String),
+        service: "all"
+      })
+    }
+    expect(running.output()).not.toContain(token)
+  }, 60_000)
+
   for (const service of ["org", "profile", "license", "workflow"]) {
     it(`the ${service} process refuses to start without DATABASE_URL, saying why`, async () => {
       const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(await freePort()) }

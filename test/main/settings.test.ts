@@ -1,7 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Cause, Config, ConfigProvider, Effect, Option, Redacted } from "effect"
 import { databaseOptions } from "../../src/main/DatabaseSettings.js"
-import { dedicatedPort, logLevel, servicePort, settings } from "../../src/main/Settings.js"
+import { logLevel } from "../../src/main/Logging.js"
+import { dedicatedPort, servicePort, settings } from "../../src/main/Settings.js"
 import { startupLine } from "../../src/main/StartupFailure.js"
 import { withPasswordMasked } from "../../src/services/Database.js"
 

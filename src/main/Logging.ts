@@ -1,0 +1,48 @@
+import { Cause, Config, HashMap, List, Logger, LogLevel } from "effect"
+import { oneOf } from "./Variables.js"
+
+const logLevels = ["debug", "info", "warning", "error"] as const
+
+/** Start-up failures print one line; their details are logged at `debug`. */
+export const logLevel: Config.Config<LogLevel.LogLevel> = oneOf("LOG_LEVEL", "info", logLevels).pipe(
+  Config.map((level) => ({ debug: LogLevel.Debug, info: LogLevel.Info, warning: LogLevel.Warning, error: LogLevel.Error })[level])
+)
+
+/**
+ * `json` (one object per line, for a log pipeline) unless stdout is a terminal, where people read
+ * `pretty`; either can be asked for.
+ */
+export const logFormat: Config.Config<"json" | "pretty"> = oneOf(
+  "LOG_FORMAT",
+  process.stdout.isTTY === true ? "pretty" : "json",
+  ["json", "pretty"] as const
+)
+
+const text = (part: unknown): string =>
+  typeof part === "string" ? part : part instanceof Error ? part.message : JSON.stringify(part) ?? String(part)
+
+/** `warning` rather than Effect's `WARN`: the words LOG_LEVEL takes. */
+const levelName = (level: LogLevel.LogLevel) => level._tag.toLowerCase()
+
+/**
+ * One JSON object per line: `time`, `level`, `message`, `service`, then the call's annotations
+ * (`requestId`, ...), the log spans' durations in ms, and a failure's `cause` as one string.
+ */
+export const jsonLogger = (service: string, write: (line: string) => void = (line) => process.stdout.write(line)) =>
+  Logger.make(({ annotations, cause, date, logLevel, message, spans }) => {
+    const line: Record<string, unknown> = {
+      time: date.toISOString(),
+      level: levelName(logLevel),
+      message: Array.isArray(message) ? message.map(text).join(" ") : text(message),
+      service
+    }
+    for (const [key, value] of HashMap.toEntries(annotations)) line[key] = value
+    const now = date.getTime()
+    for (const span of List.toArray(spans)) line[`${span.label}Ms`] = now - span.startTime
+    if (!Cause.isEmpty(cause)) line.cause = Cause.pretty(cause, { renderErrorCause: true })
+    write(`${JSON.stringify(line)}\n`)
+  })
+
+/** The process's logger in `format`, naming `service` (the process: org, ..., all). */
+export const processLogger = (format: "json" | "pretty", service: string) =>
+  Logger.replace(Logger.defaultLogger, format === "json" ? jsonLogger(service) : Logger.prettyLoggerDefault)

@@ -1,0 +1,51 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Logger } from "effect"
+import { jsonLogger } from "../../src/main/Logging.js"
+
+/** Runs `effect` with the JSON logger of service "org", and gives back what it wrote, line by line. */
+const logged = (effect: Effect.Effect<unknown>) =>
+  Effect.gen(function*() {
+    const lines: Array<string> = []
+    yield* effect.pipe(
+      Effect.provide(Logger.replace(Logger.defaultLogger, jsonLogger("org", (line) => lines.push(line)))),
+      Effect.exit
+    )
+    return lines
+  })
+
+describe("LOG_FORMAT=json", () => {
+  it.effect("writes one JSON object per line: time, level, message, service, the call's annotations", () =>
+    Effect.gen(function*() {
+      const lines = yield* logged(
+        Effect.logInfo("org: listening on", "http://127.0.0.1:9090").pipe(Effect.annotateLogs("requestId", "r-1"))
+      )
+      expect(lines).toHaveLength(1)
+      expect(lines[0]!.endsWith("\n")).toBe(true)
+      expect(lines[0]!.slice(0, -1)).not.toContain("\n")
+      const line = JSON.parse(lines[0]!)
+      expect(line).toEqual({
+        time: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+        level: "info",
+        message: "org: listening on http://127.0.0.1:9090",
+        service: "org",
+        requestId: "r-1"
+      })
+    }))
+
+  it.effect("a failure's cause is one string field of the same line, its stack included", () =>
+    Effect.gen(function*() {
+      const lines = yield* logged(Effect.logError("REST call failed", new Error("boom\nsecond line")).pipe(
+        Effect.zipRight(Effect.dieMessage("defect").pipe(Effect.tapErrorCause((cause) => Effect.logWarning("failed", cause))))
+      ))
+      expect(lines).toHaveLength(2)
+      const [error, warning] = lines.map((line) => JSON.parse(line))
+      expect(error).toMatchObject({ level: "error", message: "REST call failed boom\nsecond line" })
+      expect(warning).toMatchObject({ level: "warning", message: "failed", cause: expect.stringContaining("defect") })
+    }))
+
+  it.effect("log spans give their duration in ms", () =>
+    Effect.gen(function*() {
+      const lines = yield* logged(Effect.logInfo("migrated").pipe(Effect.withLogSpan("migration")))
+      expect(JSON.parse(lines[0]!)).toMatchObject({ message: "migrated", migrationMs: expect.any(Number) })
+    }))
+})
