@@ -32,7 +32,8 @@ export const servePort = <R, Rpcs extends Rpc.Any>(service: ServicePort<R, Rpcs>
       apiToken: settings.apiToken,
       corsOrigins: settings.corsOrigins,
       graphqlLimits: { maxDepth: settings.graphqlMaxDepth, maxFields: settings.graphqlMaxFields },
-      maxRequestsInFlight: settings.maxRequestsInFlight
+      maxRequestsInFlight: settings.maxRequestsInFlight,
+      accessLog: settings.accessLog
     })
     return yield* listen(handler, {
       host: settings.host,

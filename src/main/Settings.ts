@@ -1,5 +1,5 @@
 import { Config, ConfigError, ConfigProvider, Context, Effect, Either, Layer, Option, Redacted } from "effect"
-import { host, origins, port, positive, refusal } from "./Variables.js"
+import { host, oneOf, origins, port, positive, refusal } from "./Variables.js"
 
 /**
  * What a process reads from its environment, besides the database (see DatabaseSettings). Each
@@ -21,6 +21,8 @@ export interface SettingsValues {
   readonly maxStreamsPerConnection: number
   readonly maxRequestsInFlight: number
   readonly healthCheckIntervalMillis: number
+  /** One log line per call (ACCESS_LOG=off turns them off). */
+  readonly accessLog: boolean
 }
 
 /**
@@ -51,7 +53,8 @@ export const settings: Config.Config<SettingsValues> = Config.all({
   graphqlMaxFields: positive("GRAPHQL_MAX_FIELDS", 100),
   maxStreamsPerConnection: positive("MAX_STREAMS_PER_CONNECTION", 100),
   maxRequestsInFlight: positive("MAX_REQUESTS_IN_FLIGHT", 1024),
-  healthCheckIntervalMillis: positive("HEALTH_CHECK_INTERVAL_MS", 1_000)
+  healthCheckIntervalMillis: positive("HEALTH_CHECK_INTERVAL_MS", 1_000),
+  accessLog: oneOf("ACCESS_LOG", "on", ["on", "off"] as const).pipe(Config.map((value) => value === "on"))
 })
 
 /**

@@ -39,4 +39,5 @@ ${
   GRAPHQL_MAX_DEPTH, GRAPHQL_MAX_FIELDS                     GraphQL operation bounds (default 8, 100)
   DATABASE_CONNECT_TIMEOUT_MS, DATABASE_OPERATION_TIMEOUT_MS PostgreSQL waits (default 3000, 10000)
   LOG_LEVEL           debug, info, warning or error (default info); debug adds a failed start's details
-  LOG_FORMAT          json (one object per line) or pretty (default: pretty on a terminal, else json)`
+  LOG_FORMAT          json (one object per line) or pretty (default: pretty on a terminal, else json)
+  ACCESS_LOG          on or off: one log line per call, refusals included (default on)`

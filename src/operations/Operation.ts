@@ -1,7 +1,7 @@
 import * as Headers from "@effect/platform/Headers"
 import type * as Rpc from "@effect/rpc/Rpc"
 import type * as RpcGroup from "@effect/rpc/RpcGroup"
-import { Effect, Schema } from "effect"
+import { Cause, Effect, Exit, FiberRef, Option, Schema } from "effect"
 import type { InvalidArgument } from "../domain/Errors.js"
 import { validate } from "../domain/Validation.js"
 
@@ -30,6 +30,38 @@ export const validated = <A, I, B, E, R>(domain: Schema.Schema<A, I>, run: (valu
 }
 
 /**
+ * Where the edge hears which operation a call ran and how it ended — `"ok"`, the failure's tag
+ * (`NotFound`, ...) or `"Internal"` for a defect — for its access log and metrics. Unset outside
+ * a call; one request may run several operations (GraphQL), and a failure outlives a success.
+ */
+export interface CallNote {
+  operation: string | undefined
+  outcome: string | undefined
+}
+
+export const CurrentCallNote = FiberRef.unsafeMake<CallNote | undefined>(undefined)
+
+const outcomeOf = (exit: Exit.Exit<unknown, unknown>): string =>
+  Exit.isSuccess(exit)
+    ? "ok"
+    : Option.match(Cause.failureOption(exit.cause), {
+      onNone: () => (Cause.isInterruptedOnly(exit.cause) ? "Canceled" : "Internal"),
+      onSome: (error) => (typeof error === "object" && error !== null && "_tag" in error ? String(error._tag) : "Internal")
+    })
+
+/** `run`, as operation `tag` of the current call (if any): noted in its CallNote. */
+export const notedAs = (tag: string) => <A, E, R>(run: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.flatMap(FiberRef.get(CurrentCallNote), (note) => (note === undefined ? run : noted(note, tag, run)))
+
+const noted = <A, E, R>(note: CallNote, tag: string, run: Effect.Effect<A, E, R>) => {
+  note.operation = note.operation === undefined || note.operation === tag ? tag : `${note.operation},${tag}`
+  return Effect.onExit(run, (exit) =>
+    Effect.sync(() => {
+      if (note.outcome === undefined || note.outcome === "ok") note.outcome = outcomeOf(exit)
+    }))
+}
+
+/**
  * Calls operation `tag` of a service's table the way @effect/rpc's server does, so that every
  * style runs the same handler: the one that the table's layer (`Operations.toLayer`) put in the
  * context. The input goes to the handler as the wire gave it: each handler decodes its payload
@@ -45,9 +77,11 @@ export const operation = <Rpcs extends Rpc.Any, const Tag extends Rpcs["_tag"]>(
   if (rpc === undefined) throw new Error(`no operation ${tag} in this table`)
   // Handlers of unary operations return an Effect; none of ours streams.
   const call = { clientId: -1, headers: Headers.empty }
-  return (input) =>
+  const run = (input: unknown) =>
     Effect.contextWithEffect((context) => {
       const entry = context.unsafeMap.get(rpc.key) as Rpc.Handler<Tag>
       return Effect.provide(entry.handler(input, call) as Effect.Effect<never>, entry.context)
-    }) as ReturnType<Operation<Rpcs, Tag>>
+    })
+  const note = notedAs(tag)
+  return (input) => note(run(input)) as ReturnType<Operation<Rpcs, Tag>>
 }

@@ -16,9 +16,11 @@ import { graphqlHandler } from "./graphql/GraphqlApis.js"
 import { corsPolicy } from "./http/Cors.js"
 import { inFlightLimit } from "./http/InFlightLimit.js"
 import { probes } from "./http/Probes.js"
-import { isRpcPath } from "./http/Refusal.js"
+import { isRpcPath } from "./http/Calls.js"
 import { bearerAuth } from "./http/BearerAuth.js"
 import { portPipeline } from "./http/PortPipeline.js"
+import { callTelemetry } from "./http/CallTelemetry.js"
+import { metricsEndpoint } from "./http/MetricsEndpoint.js"
 import { requestIdIn } from "./http/RequestId.js"
 import { restApp } from "./rest/RestApp.js"
 import { errorBody, errorTable } from "./ErrorTable.js"
@@ -35,6 +37,8 @@ export interface PortAppOptions {
   readonly graphqlLimits: { readonly maxDepth: number; readonly maxFields: number }
   /** Requests served at once on the port (HTTP/1.1 and HTTP/2 together); more get `unavailable`. */
   readonly maxRequestsInFlight: number
+  /** One log line per call. */
+  readonly accessLog: boolean
 }
 
 const noSuchPath = "no such path on this port"
@@ -101,6 +105,8 @@ export const portApp = <R, Rpcs extends Rpc.Any>(api: ServiceApi<R, Rpcs>, optio
       isHealth: (path) => healthPaths.has(path),
       health: connect,
       authentication: bearerAuth(options.apiToken),
+      metrics: metricsEndpoint,
+      telemetry: callTelemetry(runtime, serviceName, options.accessLog),
       admission: inFlightLimit(options.maxRequestsInFlight),
       styles: (request, response) => {
         const url = request.url ?? "/"

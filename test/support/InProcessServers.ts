@@ -50,6 +50,7 @@ export const inProcessServers = <S = never, E = never>(
   return Layer.scoped(Services, urls).pipe(
     Layer.provide(Layer.mergeAll(OrgOperationsLive, ProfileOperationsLive, LicenseOperationsLive, WorkflowOperationsLive)),
     Layer.provideMerge(services),
-    Layer.provide(Settings.defaultsWith({ shutdownGraceMillis: 1_000, ...overrides }))
+    // Access lines off unless a test asks: thousands of calls would bury the suite's own output.
+    Layer.provide(Settings.defaultsWith({ shutdownGraceMillis: 1_000, accessLog: false, ...overrides }))
   )
 }

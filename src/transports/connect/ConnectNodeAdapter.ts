@@ -6,6 +6,8 @@ import {
   type ConnectRouterOptions,
   ConnectError,
   createConnectRouter,
+  createContextKey,
+  createContextValues,
   createServiceImplSpec
 } from "@connectrpc/connect"
 import { compressionBrotli, compressionGzip, universalRequestFromNodeRequest, universalResponseToNodeResponse } from "@connectrpc/connect-node"
@@ -14,6 +16,8 @@ import { FieldViolation, InvalidArgument } from "../../domain/Errors.js"
 import { parseMicros, timestampRule } from "../../domain/Timestamp.js"
 import { connectError, errorBody, errorTable, type FailureKind } from "../ErrorTable.js"
 import type { Request, RequestHandler, Response } from "../http/PortListener.js"
+import { codeToString } from "@connectrpc/connect/protocol-connect"
+import { answered, type Call, callOf, codeName } from "../http/Calls.js"
 import { refuse } from "../http/Refusal.js"
 
 /**
@@ -316,7 +320,14 @@ const bodilessRefusal = (
 }
 
 /** A refusal as a Connect unary error: the table's HTTP status, `{code, message}` in JSON. */
-const connectJsonRefusal = (response: Response, kind: FailureKind, message: string, headers: Record<string, string> = {}) => {
+const connectJsonRefusal = (
+  request: Request,
+  response: Response,
+  kind: FailureKind,
+  message: string,
+  headers: Record<string, string> = {}
+) => {
+  answered(request, codeName(kind))
   const body = jsonBytes(errorBody.connect(kind, message))
   response.writeHead(errorTable[kind].http, { ...headers, "content-type": "application/json", "content-length": body.byteLength })
   response.end(body)
@@ -324,6 +335,10 @@ const connectJsonRefusal = (response: Response, kind: FailureKind, message: stri
 
 // ---------------------------------------------------------------------------------------------
 // The adapter.
+// ---------------------------------------------------------------------------------------------
+
+/** The pipeline's record of the call (Calls.ts), handed to handlers in their context. */
+export const callKey = createContextKey<Call | undefined>(undefined)
 // ---------------------------------------------------------------------------------------------
 
 type Protocol = "grpc" | "grpc-web" | "connect-stream" | "connect"
@@ -359,13 +374,25 @@ const firstChunk = async (body: AsyncIterable<Uint8Array>) => {
   }
 }
 
+/** A gRPC status's name in Connect's words (`0` is `ok`). */
+const grpcCodeName = (status: string): string => (status === "0" ? "ok" : codeToString(Number(status)) ?? "unknown")
+
+/** The status in a gRPC-Web trailer envelope; a message first means the call succeeded. */
+const grpcWebCode = (chunk: Uint8Array | undefined): string => {
+  const data = chunk === undefined ? undefined : soleEnvelope(chunk, grpcWebTrailerFlag)
+  if (data === undefined) return "ok"
+  const status = /grpc-status:\s*(\d+)/i.exec(Buffer.from(data).toString("latin1"))
+  return status === null ? "unknown" : grpcCodeName(status[1]!)
+}
+
 const headersOf = (init: UniversalServerResponse["header"]): Headers => init instanceof Headers ? init : new Headers(init)
 
 /** Corrections 5 and 6, applied to the router's answer before it is written. */
 const corrected = (
   method: DescMethod,
   protocol: Protocol,
-  answer: UniversalServerResponse
+  answer: UniversalServerResponse,
+  settle: (code: string) => void
 ): UniversalServerResponse | Promise<UniversalServerResponse> => {
   if (answer.body === undefined || answer.body instanceof Uint8Array) return answer
   switch (protocol) {
@@ -376,6 +403,8 @@ const corrected = (
       const fix = (fields: Headers) => {
         recodeGrpcStatus(fields)
         reencodeGrpcMessage(fields)
+        const status = fields.get("grpc-status")
+        if (status !== null) settle(grpcCodeName(status))
       }
       fix(header)
       if (trailer === undefined) return { ...answer, header }
@@ -399,15 +428,21 @@ const corrected = (
     case "grpc-web":
     case "connect-stream": {
       const recode = protocol === "grpc-web" ? recodeGrpcWebTrailer : recodeConnectEndStream
-      return firstChunk(answer.body).then(({ first, rest }) => ({
-        ...answer,
-        body: rest(first === undefined ? undefined : recode(first))
-      }))
+      return firstChunk(answer.body).then(({ first, rest }) => {
+        const replaced = first === undefined ? undefined : recode(first)
+        if (protocol === "grpc-web") settle(grpcWebCode(replaced ?? first))
+        return { ...answer, body: rest(replaced) }
+      })
     }
     case "connect": {
-      if (answer.status === 200) return answer
+      if (answer.status === 200) {
+        settle("ok")
+        return answer
+      }
       return firstChunk(answer.body).then(({ first, rest }): UniversalServerResponse => {
         const recoded = first === undefined ? undefined : recodeConnectUnary(answer.status, first)
+        const error = parseJson(recoded ?? first ?? new Uint8Array())
+        settle(isRecord(error) && typeof error.code === "string" ? error.code : "unknown")
         if (recoded === undefined) return { ...answer, body: rest(undefined) }
         const header = new Headers(answer.header)
         header.set("content-length", String(recoded.byteLength))
@@ -477,14 +512,19 @@ export const connectNodeAdapter = (options: ConnectAdapterOptions): RequestHandl
       const refusal = getRefusal(handler, url)
       if (refusal !== undefined) return refuse(request, response, { kind: "InvalidArgument", message: refusal })
     }
-    const universal = universalRequestFromNodeRequest(request, response, undefined, undefined)
+    const universal = universalRequestFromNodeRequest(
+      request,
+      response,
+      undefined,
+      createContextValues().set(callKey, callOf(request))
+    )
     dropTimerOverflowDeadlines(universal.header)
     const protocol = protocolOf((request.headers["content-type"] ?? "").toLowerCase())
     handler(universal)
       .then((answer) => {
         const refusal = answer.body === undefined ? bodilessRefusal(handler, request, answer.status) : undefined
-        if (refusal !== undefined) return connectJsonRefusal(response, refusal.kind, refusal.message, refusal.headers)
-        const fixed = corrected(handler.method, protocol, answer)
+        if (refusal !== undefined) return connectJsonRefusal(request, response, refusal.kind, refusal.message, refusal.headers)
+        const fixed = corrected(handler.method, protocol, answer, (code) => answered(request, code))
         return fixed instanceof Promise
           ? fixed.then((each) => universalResponseToNodeResponse(each, response))
           : universalResponseToNodeResponse(fixed, response)
@@ -501,7 +541,7 @@ export const connectNodeAdapter = (options: ConnectAdapterOptions): RequestHandl
     if (handler === undefined) return options.fallback(request, response)
     // A Connect JSON answer whatever the protocol: without a host there is no telling what the caller speaks.
     if (hostless(request)) {
-      return connectJsonRefusal(response, "InvalidArgument", "the request names no host (a Host header or :authority is required)")
+      return connectJsonRefusal(request, response, "InvalidArgument", "the request names no host (a Host header or :authority is required)")
     }
     try {
       serve(handler, request, response)

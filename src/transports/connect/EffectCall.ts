@@ -2,7 +2,9 @@ import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect"
 import { Cause, Effect, Exit, Runtime } from "effect"
 import type { DomainError } from "../../domain/Errors.js"
 import { callFailure, connectError } from "../ErrorTable.js"
+import { withinCall } from "../http/Calls.js"
 import { requestIdHeader } from "../http/RequestId.js"
+import { callKey } from "./ConnectNodeAdapter.js"
 
 /** Runs one call's Effect for a connect-node handler and turns its failure into a ConnectError. */
 export type EffectCall<R> = <A>(context: HandlerContext, effect: Effect.Effect<A, DomainError, R>) => Promise<A>
@@ -30,7 +32,7 @@ export const effectCall = <R>(runtime: Runtime.Runtime<R>): EffectCall<R> => {
   return async (context, effect) => {
     if (context.signal.aborted) throw abortedAnswer(context.signal)
     const requestId = context.requestHeader.get(requestIdHeader) ?? ""
-    const exit = await runExit(Effect.annotateLogs(effect, "requestId", requestId))
+    const exit = await runExit(withinCall(context.values.get(callKey), requestId)(effect))
     if (Exit.isSuccess(exit)) return exit.value
     if (Cause.isInterruptedOnly(exit.cause)) throw new ConnectError("the call was cancelled", Code.Canceled)
     const failure = callFailure(exit.cause)

@@ -7,6 +7,7 @@ import type * as http2 from "node:http2"
 import type { Writable } from "node:stream"
 import { errorTable } from "../ErrorTable.js"
 import type { RequestHandler } from "../http/PortListener.js"
+import { callOf } from "../http/Calls.js"
 import { requestIdIn } from "../http/RequestId.js"
 import { boundedRequestParams } from "./BoundedRequestParams.js"
 import { boundedParse, type DocumentBounds, defaultDocumentBounds } from "./DocumentBounds.js"
@@ -89,7 +90,8 @@ export const graphqlHandler = <R>(
       request: { readonly raw: { readonly headers: Record<string, unknown> }; readonly context: { readonly res: Writable } }
     ): GraphqlContext => ({
       signal: closedEarly(request.context.res),
-      requestId: requestIdIn(request.raw.headers)
+      requestId: requestIdIn(request.raw.headers),
+      call: callOf(request.raw)
     }),
     onOperation: (_request: unknown, _args: unknown, result: ExecutionResult) => requestErrorsAsSuch(result),
     parseRequestParams: boundedRequestParams(options.readMaxBytes ?? Number.POSITIVE_INFINITY),

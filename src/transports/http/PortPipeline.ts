@@ -1,4 +1,6 @@
 import type { Request, RequestHandler, Response } from "./PortListener.js"
+import type { CallTelemetry } from "./CallTelemetry.js"
+import { beginCall } from "./Calls.js"
 import { assignRequestId } from "./RequestId.js"
 
 /** A step of the pipeline: true when it has answered the request itself, false to let it on. */
@@ -14,6 +16,10 @@ export interface PortPipeline {
   readonly health: RequestHandler
   /** Refuses a call without the bearer token when one is configured. */
   readonly authentication: Step
+  /** `GET /metrics` (behind authentication; not itself a call). */
+  readonly metrics: Step
+  /** Told of every call as it begins and once its response is over (access log, metrics). */
+  readonly telemetry: CallTelemetry
   /** Refuses a call over the port's in-flight limit. */
   readonly admission: Step
   /** The styles: Connect and gRPC, GraphQL, REST and `/rpc`. */
@@ -23,17 +29,23 @@ export interface PortPipeline {
 /**
  * Every call on a port, in every style, passes here first, in this order: it gets its request id;
  * CORS; the probes; gRPC health, which is open and needs no place under the in-flight limit (a
- * saturated port still says it is alive); then authentication, from the headers alone, before
- * any body is read; then admission; then its style.
+ * saturated port still says it is alive); `/metrics`, behind authentication; then the call is
+ * recorded (Calls.ts: told to `finished` when its response is over, refusals included);
+ * authentication, from the headers alone, before any body is read; admission; its style.
  *
  * Written on Node's request and response rather than as the platform's HttpMiddleware: connect-node
  * and graphql-http take Node's request and response themselves, so a middleware of the platform's
  * HTTP app would only see the REST and `/rpc` calls.
  */
 export const portPipeline = (steps: PortPipeline): RequestHandler => (request, response) => {
-  assignRequestId(request, response)
+  const requestId = assignRequestId(request, response)
   if (steps.cors(request, response) || steps.probes(request, response)) return
-  if (steps.isHealth((request.url ?? "/").split("?", 1)[0]!)) return steps.health(request, response)
+  const path = (request.url ?? "/").split("?", 1)[0]!
+  if (steps.isHealth(path)) return steps.health(request, response)
+  if (path === "/metrics") return void (steps.authentication(request, response) || steps.metrics(request, response))
+  const call = beginCall(request, requestId)
+  steps.telemetry.started(call)
+  response.once("close", () => steps.telemetry.finished(call, response))
   if (steps.authentication(request, response) || steps.admission(request, response)) return
   steps.styles(request, response)
 }

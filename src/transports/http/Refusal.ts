@@ -3,10 +3,9 @@ import { endStreamFlag, endStreamToJson } from "@connectrpc/connect/protocol-con
 import { setTrailerStatus } from "@connectrpc/connect/protocol-grpc"
 import * as http2 from "node:http2"
 import { connectError, errorBody, errorTable, type FailureKind } from "../ErrorTable.js"
+import { answered, codeName, styleOf } from "./Calls.js"
 import type { Request, Response } from "./PortListener.js"
 
-/** Connect, gRPC and gRPC-Web address `/<package>.<Service>/<Method>`; no REST path has a dot there. */
-export const isRpcPath = (path: string) => path.indexOf(".") !== -1 && path.indexOf(".") < path.indexOf("/", 1)
 
 /** A request answered by the edge, before (or instead of) any handler reading its body. */
 export interface Refusal {
@@ -19,17 +18,13 @@ export interface Refusal {
 
 type Form = "grpc" | "grpc-web" | "connect-stream" | "connect" | "graphql" | "json"
 
-/** Which protocol's error form the caller reads, from its path and content type. */
+/** Which protocol's error form the caller reads: its style's, Connect streams apart. */
 const formOf = (request: Request): Form => {
-  const path = (request.url ?? "/").split("?")[0]!
-  const contentType = (request.headers["content-type"] ?? "").toLowerCase()
-  if (isRpcPath(path)) {
-    if (contentType.startsWith("application/grpc-web")) return "grpc-web"
-    if (contentType.startsWith("application/grpc")) return "grpc"
-    if (contentType.startsWith("application/connect+")) return "connect-stream"
-    return "connect"
+  const style = styleOf(request)
+  if (style === "connect") {
+    return (request.headers["content-type"] ?? "").toLowerCase().startsWith("application/connect+") ? "connect-stream" : "connect"
   }
-  return path === "/graphql" ? "graphql" : "json"
+  return style === "rest" || style === "rpc" ? "json" : style
 }
 
 const send = (response: Response, status: number, headers: Record<string, string>, body?: Uint8Array | string) => {
@@ -55,6 +50,7 @@ const send = (response: Response, status: number, headers: Record<string, string
  */
 export const refuse = (request: Request, response: Response, refusal: Refusal): void => {
   const { kind, message } = refusal
+  answered(request, codeName(kind))
   const error = connectError(kind, message)
   const status = errorTable[kind].http
   const contentType = request.headers["content-type"] ?? ""

@@ -7,7 +7,9 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as OpenApi from "@effect/platform/OpenApi"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { Effect, Layer, type Scope } from "effect"
+import { callOf, withinCall } from "../http/Calls.js"
 import { requestIdIn } from "../http/RequestId.js"
 import { errorReply, methodNotAllowed } from "./RestCall.js"
 
@@ -120,6 +122,6 @@ export const restApp = <E, R>(
         : path === "/openapi.json"
         ? request.method === "GET" || request.method === "HEAD" ? Effect.succeed(document) : Effect.succeed(methodNotAllowed(["GET"]))
         : app
-      return Effect.annotateLogs(answer, "requestId", requestIdIn(request.headers))
+      return withinCall(callOf(NodeHttpServerRequest.toIncomingMessage(request)), requestIdIn(request.headers))(answer)
     })
   })

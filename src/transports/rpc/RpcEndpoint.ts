@@ -5,9 +5,10 @@ import type * as Rpc from "@effect/rpc/Rpc"
 import type * as RpcGroup from "@effect/rpc/RpcGroup"
 import * as RpcSerialization from "@effect/rpc/RpcSerialization"
 import * as RpcServer from "@effect/rpc/RpcServer"
-import { Context, Effect, Either, Schema } from "effect"
+import { Context, Effect, Either, FiberRef, Schema } from "effect"
 import { InvalidArgument } from "../../domain/Errors.js"
 import { validate } from "../../domain/Validation.js"
+import { CurrentCallNote } from "../../operations/Operation.js"
 import { boundedBody } from "../http/BoundedBody.js"
 import { requestIdIn } from "../http/RequestId.js"
 import { namesOtherCharset, utf8Text } from "../http/Utf8Text.js"
@@ -85,6 +86,28 @@ const scrubFrame = (frame: unknown): unknown => {
 const mayHoldDefect = (bytes: Uint8Array) => {
   const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
   return text.includes(`"Die"`) || text.includes(`"Defect"`)
+}
+
+/** How the call's Exit frame ended: "ok", its failure's tag, or "Internal" for a defect. */
+const outcomeOfFrames = (response: HttpServerResponse.HttpServerResponse): string => {
+  const body = response.body
+  if (body._tag !== "Uint8Array") return "ok"
+  const text = Buffer.from(body.body.buffer, body.body.byteOffset, body.body.byteLength).toString("utf8")
+  if (!text.includes(`"Failure"`) && !text.includes(`"Defect"`)) return "ok"
+  let frames: unknown
+  try {
+    frames = JSON.parse(text)
+  } catch {
+    return "Internal"
+  }
+  const first = (Array.isArray(frames) ? frames : []).find((frame) => isRecord(frame))
+  if (!isRecord(first) || first["_tag"] !== "Exit" || !isRecord(first["exit"])) return "Internal"
+  const findFail = (cause: unknown): string | undefined => {
+    if (!isRecord(cause)) return undefined
+    if (cause["_tag"] === "Fail" && isRecord(cause["error"])) return String(cause["error"]["_tag"] ?? "Internal")
+    return findFail(cause["left"]) ?? findFail(cause["right"])
+  }
+  return first["exit"]["_tag"] === "Success" ? "ok" : findFail(first["exit"]["cause"]) ?? "Internal"
 }
 
 /**
@@ -172,12 +195,20 @@ export const rpcEndpoint = <Rpcs extends Rpc.Any>(group: RpcGroup.RpcGroup<Rpcs>
       const body = yield* boundedBody
       const frame = readFrame(body, tags)
       if (typeof frame === "string") return invalid(frame)
+      // @effect/rpc runs handlers in its server's fiber, not this one: the call is noted from its frames.
+      const note = yield* FiberRef.get(CurrentCallNote)
+      if (note !== undefined) note.operation = frame["tag"] as string
       const shape = checks.get(frame["tag"] as string)!(frame["payload"])
-      if (Either.isLeft(shape)) return failureFrame(frame["id"], shape.left)
+      if (Either.isLeft(shape)) {
+        if (note !== undefined) note.outcome = "InvalidArgument"
+        return failureFrame(frame["id"], shape.left)
+      }
       const read = HttpServerRequest.fromWeb(
         new Request(new URL(request.url, "http://localhost"), { method: request.method, headers: request.headers, body })
       )
-      return withoutDefectDetail(yield* Effect.provideService(rpcApp, HttpServerRequest.HttpServerRequest, read))
+      const response = withoutDefectDetail(yield* Effect.provideService(rpcApp, HttpServerRequest.HttpServerRequest, read))
+      if (note !== undefined) note.outcome = outcomeOfFrames(response)
+      return response
     }).pipe(Effect.catchTags({
       BodyTooLarge: (tooLarge) =>
         Effect.succeed(errorReply("ResourceExhausted", tooLarge.message)),

@@ -1,0 +1,96 @@
+import { codeToString } from "@connectrpc/connect/protocol-connect"
+import { Effect } from "effect"
+import { type CallNote, CurrentCallNote } from "../../operations/Operation.js"
+import { errorTable, type FailureKind } from "../ErrorTable.js"
+import type { Request, Response } from "./PortListener.js"
+
+/** Connect, gRPC and gRPC-Web address `/<package>.<Service>/<Method>`; no REST path has a dot there. */
+export const isRpcPath = (path: string) => path.indexOf(".") !== -1 && path.indexOf(".") < path.indexOf("/", 1)
+
+/** The access styles a call can arrive in. */
+export type Style = "connect" | "grpc" | "grpc-web" | "rest" | "graphql" | "rpc"
+
+/** Which style a request speaks, from its path and content type. */
+export const styleOf = (request: Request): Style => {
+  const path = (request.url ?? "/").split("?", 1)[0]!
+  if (isRpcPath(path)) {
+    const contentType = (request.headers["content-type"] ?? "").toLowerCase()
+    if (contentType.startsWith("application/grpc-web")) return "grpc-web"
+    if (contentType.startsWith("application/grpc")) return "grpc"
+    return "connect"
+  }
+  if (path === "/graphql") return "graphql"
+  return path === "/rpc" ? "rpc" : "rest"
+}
+
+/**
+ * One call, from the pipeline's first look to the end of its response: what the access log line
+ * and the call metrics say of it. The operation and its outcome are noted by the operation runner
+ * (CallNote); `code` is set by whoever answers on the wire without one (a refusal, connect-node).
+ */
+export interface Call extends CallNote {
+  readonly requestId: string
+  readonly style: Style
+  readonly method: string
+  readonly path: string
+  /** `performance.now()` when the pipeline first saw the request. */
+  readonly started: number
+  /** The code the caller got, in Connect's names (`ok`, `not_found`, ...), when the wire says so. */
+  code: string | undefined
+}
+
+const calls = new WeakMap<object, Call>()
+
+export const beginCall = (request: Request, requestId: string): Call => {
+  const call: Call = {
+    requestId,
+    style: styleOf(request),
+    method: request.method ?? "",
+    path: (request.url ?? "/").split("?", 1)[0]!,
+    started: performance.now(),
+    operation: undefined,
+    outcome: undefined,
+    code: undefined
+  }
+  calls.set(request, call)
+  return call
+}
+
+/** The call of a request the pipeline saw (a Node request, in either HTTP version). */
+export const callOf = (request: object): Call | undefined => calls.get(request)
+
+/** Connect's name of a failure kind's code (`invalid_argument`), or `ok`. */
+export const codeName = (kind: FailureKind | "ok"): string => (kind === "ok" ? "ok" : codeToString(errorTable[kind].connect))
+
+/** Records what the wire says of a call, once: the first answer is the one the caller got. */
+export const answered = (request: object, code: string): void => {
+  const call = calls.get(request)
+  if (call !== undefined && call.code === undefined) call.code = code
+}
+
+const kindByRestStatus = new Map(
+  (Object.entries(errorTable) as Array<[FailureKind, { readonly http: number }]>).map(([kind, wire]) => [wire.http, kind])
+)
+
+const isKind = (outcome: string): outcome is FailureKind => Object.hasOwn(errorTable, outcome)
+
+/**
+ * The code a finished call ended with: what the wire said, else its operation's outcome, else its
+ * HTTP status read by the REST table (every REST status is one kind's); `canceled` when the
+ * response never finished (the client went away), `unknown` when nothing tells.
+ */
+export const finalCode = (call: Call, response: Response): string => {
+  if (call.code !== undefined) return call.code
+  if (!response.writableFinished) return "canceled"
+  if (call.outcome !== undefined) {
+    if (call.outcome === "ok" || call.outcome === "Canceled") return call.outcome.toLowerCase()
+    return isKind(call.outcome) ? codeName(call.outcome) : "unknown"
+  }
+  if (response.statusCode === 200 || response.statusCode === 201) return "ok"
+  const kind = kindByRestStatus.get(response.statusCode)
+  return kind === undefined ? "unknown" : codeName(kind)
+}
+
+/** Runs a call's Effect as that call: its log lines carry the request id, its operation is noted. */
+export const withinCall = (call: Call | undefined, requestId: string) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  effect.pipe(Effect.annotateLogs("requestId", requestId), Effect.locally(CurrentCallNote, call))
