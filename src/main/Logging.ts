@@ -1,4 +1,4 @@
-import { Cause, Config, HashMap, List, Logger, LogLevel } from "effect"
+import { Cause, Config, Context, FiberRef, FiberRefs, HashMap, List, Logger, LogLevel, Option, Tracer } from "effect"
 import { oneOf } from "./Variables.js"
 
 const logLevels = ["debug", "info", "warning", "error"] as const
@@ -26,10 +26,11 @@ const levelName = (level: LogLevel.LogLevel) => level._tag.toLowerCase()
 
 /**
  * One JSON object per line: `time`, `level`, `message`, `service`, then the call's annotations
- * (`requestId`, ...), the log spans' durations in ms, and a failure's `cause` as one string.
+ * (`requestId`, ...), its `traceId` and `spanId` when traced, the log spans' durations in ms, and
+ * a failure's `cause` as one string.
  */
 export const jsonLogger = (service: string, write: (line: string) => void = (line) => process.stdout.write(line)) =>
-  Logger.make(({ annotations, cause, date, logLevel, message, spans }) => {
+  Logger.make(({ annotations, cause, context, date, logLevel, message, spans }) => {
     const line: Record<string, unknown> = {
       time: date.toISOString(),
       level: levelName(logLevel),
@@ -37,6 +38,12 @@ export const jsonLogger = (service: string, write: (line: string) => void = (lin
       service
     }
     for (const [key, value] of HashMap.toEntries(annotations)) line[key] = value
+    // Written inside a traced call: the ids that join this line to its trace.
+    const span = Context.getOption(FiberRefs.getOrDefault(context, FiberRef.currentContext), Tracer.ParentSpan)
+    if (Option.isSome(span)) {
+      line["traceId"] = span.value.traceId
+      line["spanId"] = span.value.spanId
+    }
     const now = date.getTime()
     for (const span of List.toArray(spans)) line[`${span.label}Ms`] = now - span.startTime
     if (!Cause.isEmpty(cause)) line.cause = Cause.pretty(cause, { renderErrorCause: true })

@@ -10,6 +10,7 @@ import { listen } from "../transports/http/PortListener.js"
 import { portApp } from "../transports/PortApp.js"
 import { databaseOptions } from "./DatabaseSettings.js"
 import { logFormat, logLevel, processLogger } from "./Logging.js"
+import { tracingLayer } from "./Tracing.js"
 import type { ServicePort } from "./ServicePorts.js"
 import {
   dedicatedPort,
@@ -33,7 +34,8 @@ export const servePort = <R, Rpcs extends Rpc.Any>(service: ServicePort<R, Rpcs>
       corsOrigins: settings.corsOrigins,
       graphqlLimits: { maxDepth: settings.graphqlMaxDepth, maxFields: settings.graphqlMaxFields },
       maxRequestsInFlight: settings.maxRequestsInFlight,
-      accessLog: settings.accessLog
+      accessLog: settings.accessLog,
+      tracing: settings.tracing
     })
     return yield* listen(handler, {
       host: settings.host,
@@ -157,10 +159,13 @@ export const runProcess = (options: {
     yield* Effect.logInfo(`${options.name}: database ${Database.describe(database)}`)
     yield* Effect.logInfo(
       `${options.name}: authentication ${Option.isSome(settings.apiToken) ? "by bearer token (API_TOKEN)" : "off"}, ` +
-        `CORS ${settings.corsOrigins.length === 0 ? "off" : `for ${settings.corsOrigins.join(", ")}`}`
+        `CORS ${settings.corsOrigins.length === 0 ? "off" : `for ${settings.corsOrigins.join(", ")}`}, ` +
+        `tracing ${settings.tracing ? "to OTLP (OTEL_* variables)" : "off"}`
     )
     const [first, ...others] = options.ports.map((port, i) => port.layer(ports[i]!, settings, options.name))
-    return yield* Layer.launch(Layer.mergeAll(first!, ...others).pipe(Layer.provide(databaseLayer(options.name, database))))
+    const served = Layer.mergeAll(first!, ...others).pipe(Layer.provide(databaseLayer(options.name, database)))
+    // The tracer outlives the ports and the database: spans of the last calls are flushed at the end.
+    return yield* Layer.launch(settings.tracing ? served.pipe(Layer.provide(tracingLayer(options.name))) : served)
   })
   const unlessInterrupted = (report: (cause: Cause.Cause<unknown>) => Effect.Effect<void>) => (cause: Cause.Cause<unknown>) =>
     Cause.isInterruptedOnly(cause) ? Effect.void : report(cause)

@@ -1,4 +1,5 @@
 import { Config, ConfigError, ConfigProvider, Context, Effect, Either, Layer, Option, Redacted } from "effect"
+import { tracingEnabled } from "./Tracing.js"
 import { host, oneOf, origins, port, positive, refusal } from "./Variables.js"
 
 /**
@@ -23,6 +24,8 @@ export interface SettingsValues {
   readonly healthCheckIntervalMillis: number
   /** One log line per call (ACCESS_LOG=off turns them off). */
   readonly accessLog: boolean
+  /** Whether OpenTelemetry's variables ask for traces (see Tracing). */
+  readonly tracing: boolean
 }
 
 /**
@@ -54,7 +57,8 @@ export const settings: Config.Config<SettingsValues> = Config.all({
   maxStreamsPerConnection: positive("MAX_STREAMS_PER_CONNECTION", 100),
   maxRequestsInFlight: positive("MAX_REQUESTS_IN_FLIGHT", 1024),
   healthCheckIntervalMillis: positive("HEALTH_CHECK_INTERVAL_MS", 1_000),
-  accessLog: oneOf("ACCESS_LOG", "on", ["on", "off"] as const).pipe(Config.map((value) => value === "on"))
+  accessLog: oneOf("ACCESS_LOG", "on", ["on", "off"] as const).pipe(Config.map((value) => value === "on")),
+  tracing: tracingEnabled
 })
 
 /**

@@ -40,4 +40,9 @@ ${
   DATABASE_CONNECT_TIMEOUT_MS, DATABASE_OPERATION_TIMEOUT_MS PostgreSQL waits (default 3000, 10000)
   LOG_LEVEL           debug, info, warning or error (default info); debug adds a failed start's details
   LOG_FORMAT          json (one object per line) or pretty (default: pretty on a terminal, else json)
-  ACCESS_LOG          on or off: one log line per call, refusals included (default on)`
+  ACCESS_LOG          on or off: one log line per call, refusals included (default on)
+  OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT  send traces over OTLP/HTTP (default: off)
+  OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES                      the service in traces (default onboarding-<process>)
+  OTEL_TRACES_SAMPLER, OTEL_TRACES_SAMPLER_ARG                     sampling (default parentbased_always_on)
+  OTEL_TRACES_EXPORTER, OTEL_SDK_DISABLED                          none / true turn traces off
+  OTEL_EXPORTER_OTLP_PROTOCOL, OTEL_EXPORTER_OTLP_TRACES_PROTOCOL  http/protobuf (the only one taken)`

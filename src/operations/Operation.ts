@@ -37,6 +37,8 @@ export const validated = <A, I, B, E, R>(domain: Schema.Schema<A, I>, run: (valu
 export interface CallNote {
   operation: string | undefined
   outcome: string | undefined
+  /** Whether the call is traced: then each operation it runs gets a span of its own. */
+  traced: boolean
 }
 
 export const CurrentCallNote = FiberRef.unsafeMake<CallNote | undefined>(undefined)
@@ -55,7 +57,10 @@ export const notedAs = (tag: string) => <A, E, R>(run: Effect.Effect<A, E, R>): 
 
 const noted = <A, E, R>(note: CallNote, tag: string, run: Effect.Effect<A, E, R>) => {
   note.operation = note.operation === undefined || note.operation === tag ? tag : `${note.operation},${tag}`
-  return Effect.onExit(run, (exit) =>
+  const spanned = note.traced
+    ? Effect.withSpan(run, tag, { kind: "internal", captureStackTrace: false, attributes: { "onboarding.operation": tag } })
+    : run
+  return Effect.onExit(spanned, (exit) =>
     Effect.sync(() => {
       if (note.outcome === undefined || note.outcome === "ok") note.outcome = outcomeOf(exit)
     }))

@@ -1,5 +1,5 @@
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Clock, Effect, HashMap, Layer, Option, Ref, Schema } from "effect"
+import { Cause, Clock, Effect, Exit, HashMap, Layer, Metric, Option, Ref, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { AlreadyExists, NotFound, type Unavailable } from "../domain/Errors.js"
 import { LicenseId, OrgId, ProfileId, UserId, WorkflowId } from "../domain/Ids.js"
@@ -20,6 +20,22 @@ const StoredRun = Schema.Struct({
   ...OnboardingRun.fields,
   fingerprint: Schema.String
 })
+
+/** Workflow runs by outcome: created, answered from an earlier run (same workflowId), refused, failed. */
+export const workflowOutcomes = Metric.counter("onboarding_workflows_total", {
+  description: "CreateOnboardingWorkflow outcomes: created, replayed (answered from an earlier run), refused (the id holds another request), failed"
+})
+
+const countOutcome = (exit: Exit.Exit<unknown, unknown>, replayed: boolean) =>
+  Metric.increment(Metric.tagged(
+    workflowOutcomes,
+    "outcome",
+    Exit.isSuccess(exit)
+      ? (replayed ? "replayed" : "created")
+      : Exit.isFailure(exit) && Option.exists(Cause.failureOption(exit.cause), (error) => error instanceof AlreadyExists)
+      ? "refused"
+      : "failed"
+  ))
 
 export class Onboarding extends Effect.Service<Onboarding>()("Onboarding", {
   effect: Effect.gen(function*() {
@@ -54,7 +70,7 @@ export class Onboarding extends Effect.Service<Onboarding>()("Onboarding", {
           ? Effect.succeed(new OnboardingResult(stored.value))
           : Effect.fail(new AlreadyExists({ resource: "workflow", id: workflowId })))
 
-    const runOnce = (request: OnboardingRequest, workflowId: WorkflowId) =>
+    const runOnce = (request: OnboardingRequest, workflowId: WorkflowId, replayed: () => void) =>
       Effect.gen(function*() {
         const run = new OnboardingResult({
           workflowId,
@@ -63,7 +79,10 @@ export class Onboarding extends Effect.Service<Onboarding>()("Onboarding", {
           licenseId: LicenseId.make(randomUUID())
         })
         const claimed = yield* claimRun(run, request.fingerprint)
-        if (claimed.length === 0) return yield* replay(workflowId, request.fingerprint)
+        if (claimed.length === 0) {
+          replayed()
+          return yield* replay(workflowId, request.fingerprint)
+        }
 
         yield* orgs.create(new Org({ id: run.orgId, name: request.org.name }))
         yield* profiles.create(new Profile({ id: run.profileId, fullName: request.profile.fullName, orgId: run.orgId }))
@@ -85,12 +104,19 @@ export class Onboarding extends Effect.Service<Onboarding>()("Onboarding", {
        * while committing) finds its own run rather than creating a second triple.
        */
       create: (request: OnboardingRequest): Effect.Effect<OnboardingResult, AlreadyExists | Unavailable> =>
-        Effect.suspend(() =>
-          databaseOperation(runOnce(request, request.workflowId ?? WorkflowId.make(randomUUID())))
-        ),
+        Effect.suspend(() => {
+          const workflowId = request.workflowId ?? WorkflowId.make(randomUUID())
+          let answeredFromEarlier = false
+          // An operator finds a run's trace from its id.
+          return Effect.annotateCurrentSpan("onboarding.workflow_id", workflowId).pipe(
+            Effect.zipRight(databaseOperation(runOnce(request, workflowId, () => (answeredFromEarlier = true)))),
+            Effect.onExit((exit) => countOutcome(exit, answeredFromEarlier))
+          )
+        }),
 
       getRun: (workflowId: WorkflowId) =>
         getOrNotFound("workflow", findRun)(workflowId).pipe(
+          Effect.tap(() => Effect.annotateCurrentSpan("onboarding.workflow_id", workflowId)),
           Effect.map(({ fingerprint: _, ...run }) => new OnboardingRun(run)),
           databaseOperation
         )
@@ -146,7 +172,7 @@ export class Onboarding extends Effect.Service<Onboarding>()("Onboarding", {
                 ),
                 runs: HashMap.set(tables.runs, workflowId, { run, fingerprint: request.fingerprint })
               }] as const
-            }))
+            })).pipe(Effect.onExit((exit) => countOutcome(exit, Exit.isSuccess(exit) && exit.value !== result)))
           }),
         getRun: (workflowId) =>
           Effect.flatMap(Ref.get(store), (tables) =>

@@ -1,6 +1,6 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import type * as SqlError from "@effect/sql/SqlError"
-import { Context, Duration, Effect, Fiber, FiberId, Schedule } from "effect"
+import { Context, Duration, Effect, Fiber, FiberId, Metric, Schedule } from "effect"
 import { Unavailable } from "../domain/Errors.js"
 
 // SQLSTATEs worth retrying: serialization failure, deadlock, connection exceptions (class 08),
@@ -15,6 +15,20 @@ const causes = function*(error: unknown): Generator<unknown> {
     cause = (cause as { cause?: unknown }).cause
   }
 }
+
+/** The SQLSTATE (or Node error code) behind a database error, for metrics and spans. */
+const stateOf = (error: unknown): string => {
+  for (const cause of causes(error)) {
+    const { code } = cause as { code?: unknown }
+    if (typeof code === "string") return code
+  }
+  return "unknown"
+}
+
+/** Transient failures met, each of which the unit of work is retried after (or given up on). */
+export const transientFailures = Metric.counter("onboarding_db_transient_failures_total", {
+  description: "Transient database failures met (each retried, up to the schedule), by SQLSTATE or Node error code"
+})
 
 /** True for failures that a later attempt may not see: the transaction or connection, not the request. */
 export const isTransient = (error: SqlError.SqlError): boolean => {
@@ -115,11 +129,19 @@ export const databaseOperation = <A, E, R>(
   const classified = Effect.catchIf(
     self,
     (e): e is SqlError.SqlError => (e as { _tag?: unknown })?._tag === "SqlError",
-    (error) =>
-      isTransient(error) ? Effect.fail(unavailable()) : Effect.die(error)
+    (error) => {
+      if (!isTransient(error)) return Effect.die(error)
+      const state = stateOf(error)
+      return Metric.increment(Metric.tagged(transientFailures, "sqlstate", state)).pipe(
+        Effect.zipRight(Effect.annotateCurrentSpan("db.response.status_code", state)),
+        Effect.zipRight(Effect.fail(unavailable()))
+      )
+    }
   ) as Effect.Effect<A, Exclude<E, SqlError.SqlError> | Unavailable, R>
   return Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (transaction) =>
     transaction._tag === "Some"
       ? classified
-      : Effect.flatMap(OperationBudget, (budget) => withinBudget(retryingTransient(classified), budget)))
+      // Each attempt a span of its own: a retried one shows the SQLSTATE that ended it.
+      : Effect.flatMap(OperationBudget, (budget) =>
+        withinBudget(retryingTransient(Effect.withSpan(classified, "database attempt", { captureStackTrace: false })), budget)))
 }

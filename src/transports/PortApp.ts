@@ -22,7 +22,7 @@ import { portPipeline } from "./http/PortPipeline.js"
 import { callTelemetry } from "./http/CallTelemetry.js"
 import { metricsEndpoint } from "./http/MetricsEndpoint.js"
 import { requestIdIn } from "./http/RequestId.js"
-import { restApp } from "./rest/RestApp.js"
+import { restApp, restRoutes } from "./rest/RestApp.js"
 import { errorBody, errorTable } from "./ErrorTable.js"
 import { rpcEndpoint } from "./rpc/RpcEndpoint.js"
 import type { ServiceApi } from "./ServiceApis.js"
@@ -39,6 +39,8 @@ export interface PortAppOptions {
   readonly maxRequestsInFlight: number
   /** One log line per call. */
   readonly accessLog: boolean
+  /** Whether a tracer is configured (main provides it): then every call gets a server span. */
+  readonly tracing: boolean
 }
 
 const noSuchPath = "no such path on this port"
@@ -106,7 +108,11 @@ export const portApp = <R, Rpcs extends Rpc.Any>(api: ServiceApi<R, Rpcs>, optio
       health: connect,
       authentication: bearerAuth(options.apiToken),
       metrics: metricsEndpoint,
-      telemetry: callTelemetry(runtime, serviceName, options.accessLog),
+      telemetry: callTelemetry(runtime, serviceName, {
+        accessLog: options.accessLog,
+        tracing: options.tracing,
+        route: restRoutes(api.rest.api)
+      }),
       admission: inFlightLimit(options.maxRequestsInFlight),
       styles: (request, response) => {
         const url = request.url ?? "/"
@@ -117,9 +123,10 @@ export const portApp = <R, Rpcs extends Rpc.Any>(api: ServiceApi<R, Rpcs>, optio
       }
     })
   }).pipe(
-    // Every runtime captured above serves requests with tracing off: no tracer or exporter is
-    // wired, so the HTTP and SQL spans (URL parsing, header redaction, attributes) would be built
-    // on every request and statement for nobody. Profiling showed them among the largest costs.
-    Effect.withTracerEnabled(false),
+    // Untraced, every runtime captured above serves requests with tracing off: the HTTP and SQL
+    // spans (URL parsing, header redaction, attributes) would be built on every request and
+    // statement for nobody, and profiling showed them among the largest costs. Traced, the
+    // pipeline makes each call's server span (CallTelemetry), so the platform's own is off.
+    (app) => (options.tracing ? app : Effect.withTracerEnabled(app, false)),
     Effect.locally(HttpMiddleware.currentTracerDisabledWhen, () => true)
   )

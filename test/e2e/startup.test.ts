@@ -12,7 +12,7 @@ import { freePort } from "./support/Servers.js"
 const entry = (name: string) => fileURLToPath(new URL(`../../dist/main/${name}.js`, import.meta.url))
 
 /** The variables the processes read, so the machine's own settings cannot leak into a case. */
-const ours = /^(DATABASE_.*|DATA_DIR|HOST|PORT|.*_PORT|API_TOKEN|CORS_ORIGINS|LOG_LEVEL|LOG_FORMAT|MAX_.*|.*_TIMEOUT_MS|SHUTDOWN_GRACE_MS|GRAPHQL_.*)$/
+const ours = /^(DATABASE_.*|DATA_DIR|HOST|PORT|.*_PORT|API_TOKEN|CORS_ORIGINS|LOG_LEVEL|LOG_FORMAT|ACCESS_LOG|OTEL_.*|MAX_.*|.*_TIMEOUT_MS|SHUTDOWN_GRACE_MS|GRAPHQL_.*)$/
 const cleanEnvironment = Object.fromEntries(Object.entries(process.env).filter(([name]) => !ours.test(name)))
 
 interface Ended {
@@ -170,7 +170,7 @@ describe.concurrent("a failed start says which service, what failed and the vari
 describe("--help", () => {
   /** Every variable named in the files that read the environment (a new one must be documented). */
   const variablesRead = () => {
-    const sources = ["Settings.ts", "DatabaseSettings.ts", "ServicePorts.ts", "Logging.ts"].map((file) =>
+    const sources = ["Settings.ts", "DatabaseSettings.ts", "ServicePorts.ts", "Logging.ts", "Tracing.ts"].map((file) =>
       readFileSync(fileURLToPath(new URL(`../../src/main/${file}`, import.meta.url)), "utf8")
     )
     const names = sources.flatMap((text) => [...text.matchAll(/"([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|PORT|HOST)"/g)].map((m) => m[1]!))

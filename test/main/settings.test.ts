@@ -54,7 +54,22 @@ const refused: ReadonlyArray<readonly [Record<string, string>, string]> = [
     "org: CORS_ORIGINS=https://app.example.com,app.example.org is not valid: must be * or comma-separated origins " +
     "such as https://app.example.com (scheme, host and port only)"
   ],
-  [{ LOG_LEVEL: "trace" }, "org: LOG_LEVEL=trace is not valid: must be one of debug, info, warning, error"]
+  [{ LOG_LEVEL: "trace" }, "org: LOG_LEVEL=trace is not valid: must be one of debug, info, warning, error"],
+  [{ ACCESS_LOG: "no" }, "org: ACCESS_LOG=no is not valid: must be one of on, off"],
+  [
+    { OTEL_TRACES_SAMPLER: "sometimes" },
+    "org: OTEL_TRACES_SAMPLER=sometimes is not valid: must be one of always_on, always_off, traceidratio, " +
+    "parentbased_always_on, parentbased_always_off, parentbased_traceidratio"
+  ],
+  [{ OTEL_TRACES_SAMPLER_ARG: "1.5" }, "org: OTEL_TRACES_SAMPLER_ARG=1.5 is not valid: must be a number from 0 to 1"],
+  [
+    { OTEL_EXPORTER_OTLP_ENDPOINT: "collector:4318" },
+    "org: OTEL_EXPORTER_OTLP_ENDPOINT=collector:4318 is not valid: must be an http:// or https:// URL"
+  ],
+  [
+    { OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" },
+    "org: OTEL_EXPORTER_OTLP_PROTOCOL=grpc is not valid: must be one of http/protobuf"
+  ]
 ]
 
 describe("settings: a value that breaks its rule is refused in one line", () => {

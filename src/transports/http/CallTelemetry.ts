@@ -1,6 +1,8 @@
-import { Effect, Metric, MetricBoundaries, MetricLabel, Runtime } from "effect"
+import * as Headers from "@effect/platform/Headers"
+import * as HttpTraceContext from "@effect/platform/HttpTraceContext"
+import { Clock, Effect, Exit, Metric, MetricBoundaries, MetricLabel, Option, Runtime } from "effect"
 import { type Call, finalCode } from "./Calls.js"
-import type { Response } from "./PortListener.js"
+import type { Request, Response } from "./PortListener.js"
 
 /**
  * RED metrics of every call in every style, refusals included: their names and labels are part of
@@ -23,8 +25,34 @@ export const callsInFlight = Metric.counter("onboarding_calls_in_flight", {
 })
 
 export interface CallTelemetry {
-  readonly started: (call: Call) => void
+  readonly started: (call: Call, request: Request, response: Response) => void
   readonly finished: (call: Call, response: Response) => void
+}
+
+/** Codes that mean the server failed the call (OpenTelemetry's rule for gRPC servers), so its span is an error. */
+const serverFaults = new Set(["unknown", "deadline_exceeded", "unimplemented", "internal", "unavailable", "data_loss"])
+
+const grpcStatus: Record<string, number> = {
+  ok: 0, canceled: 1, unknown: 2, invalid_argument: 3, deadline_exceeded: 4, not_found: 5, already_exists: 6,
+  permission_denied: 7, resource_exhausted: 8, failed_precondition: 9, aborted: 10, out_of_range: 11,
+  unimplemented: 12, internal: 13, unavailable: 14, data_loss: 15, unauthenticated: 16
+}
+
+/** The span's name and first attributes (OpenTelemetry's RPC and HTTP conventions). */
+const spanOf = (call: Call, route: (method: string, path: string) => string | undefined) => {
+  const common = { "http.request.method": call.method, "url.path": call.path, "onboarding.style": call.style, "onboarding.request_id": call.requestId }
+  if (call.style === "connect" || call.style === "grpc" || call.style === "grpc-web") {
+    const [service = "", method = ""] = call.path.slice(1).split("/")
+    return {
+      name: call.path.slice(1),
+      attributes: { ...common, "rpc.system": call.style === "connect" ? "connect_rpc" : "grpc", "rpc.service": service, "rpc.method": method }
+    }
+  }
+  const matched = call.style === "rest" ? route(call.method, call.path) : call.path
+  return {
+    name: matched === undefined ? call.method : `${call.method} ${matched}`,
+    attributes: matched === undefined ? common : { ...common, "http.route": matched }
+  }
 }
 
 /**
@@ -36,9 +64,17 @@ export interface CallTelemetry {
 export const callTelemetry = <R>(
   runtime: Runtime.Runtime<R>,
   service: string,
-  accessLog: boolean
+  options: {
+    readonly accessLog: boolean
+    /** Whether calls get server spans (tracing configured). */
+    readonly tracing: boolean
+    /** The REST route (`/orgs/{id}`) a method and path match, for span names. */
+    readonly route: (method: string, path: string) => string | undefined
+  }
 ): CallTelemetry => {
+  const { accessLog, route, tracing } = options
   const runLog = Runtime.runSync(runtime)
+  const run = Runtime.runSync(runtime)
   const serviceLabel = MetricLabel.make("service", service)
   const flightLabels = new Map<string, ReadonlyArray<MetricLabel.MetricLabel>>()
   const inFlight = (call: Call) => {
@@ -50,7 +86,18 @@ export const callTelemetry = <R>(
     return labels
   }
   return {
-    started: (call) => callsInFlight.unsafeUpdate(1, inFlight(call)),
+    started: (call, request, response) => {
+      callsInFlight.unsafeUpdate(1, inFlight(call))
+      if (!tracing) return
+      // The caller's trace continues (W3C traceparent, in HTTP headers and gRPC metadata alike).
+      const parent = HttpTraceContext.fromHeaders(Headers.fromInput(request.headers as Record<string, string>))
+      const { attributes, name } = spanOf(call, route)
+      const span = run(Effect.makeSpan(name, { kind: "server", attributes, parent: Option.getOrUndefined(parent) }))
+      call.span = span
+      call.traced = true
+      // Trace Context Level 2: the caller learns the trace id of its call.
+      response.setHeader("traceresponse", `00-${span.traceId}-${span.spanId}-${span.sampled ? "01" : "00"}`)
+    },
     finished: (call, response) => {
       const seconds = (performance.now() - call.started) / 1000
       const code = finalCode(call, response)
@@ -59,12 +106,23 @@ export const callTelemetry = <R>(
       callsInFlight.unsafeUpdate(-1, inFlight(call))
       callsTotal.unsafeUpdate(1, [...labels, MetricLabel.make("code", code)])
       callDuration.unsafeUpdate(seconds, labels)
+      const span = call.span
+      if (span !== undefined) {
+        span.attribute("http.response.status_code", response.statusCode)
+        span.attribute("onboarding.operation", operation)
+        span.attribute("onboarding.code", code)
+        if (call.style === "grpc" || call.style === "grpc-web") span.attribute("rpc.grpc.status_code", grpcStatus[code] ?? 2)
+        if (call.style === "connect" && code !== "ok") span.attribute("rpc.connect_rpc.error_code", code)
+        const fault = serverFaults.has(code) || response.statusCode >= 500
+        span.end(run(Clock.currentTimeNanos), fault ? Exit.fail(code) : Exit.void)
+      }
       if (!accessLog) return
       runLog(
         Effect.logInfo(`${call.method} ${call.path} ${response.statusCode} ${code}`).pipe(
           Effect.annotateLogs({
             access: true,
             requestId: call.requestId,
+            ...(span === undefined ? {} : { traceId: span.traceId, spanId: span.spanId }),
             style: call.style,
             operation,
             method: call.method,

@@ -1,5 +1,5 @@
 import { codeToString } from "@connectrpc/connect/protocol-connect"
-import { Effect } from "effect"
+import { Effect, type Tracer } from "effect"
 import { type CallNote, CurrentCallNote } from "../../operations/Operation.js"
 import { errorTable, type FailureKind } from "../ErrorTable.js"
 import type { Request, Response } from "./PortListener.js"
@@ -37,6 +37,8 @@ export interface Call extends CallNote {
   readonly started: number
   /** The code the caller got, in Connect's names (`ok`, `not_found`, ...), when the wire says so. */
   code: string | undefined
+  /** The call's server span, when tracing is on: the parent of everything the call runs. */
+  span: Tracer.Span | undefined
 }
 
 const calls = new WeakMap<object, Call>()
@@ -50,7 +52,9 @@ export const beginCall = (request: Request, requestId: string): Call => {
     started: performance.now(),
     operation: undefined,
     outcome: undefined,
-    code: undefined
+    code: undefined,
+    span: undefined,
+    traced: false
   }
   calls.set(request, call)
   return call
@@ -92,5 +96,7 @@ export const finalCode = (call: Call, response: Response): string => {
 }
 
 /** Runs a call's Effect as that call: its log lines carry the request id, its operation is noted. */
-export const withinCall = (call: Call | undefined, requestId: string) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  effect.pipe(Effect.annotateLogs("requestId", requestId), Effect.locally(CurrentCallNote, call))
+export const withinCall = (call: Call | undefined, requestId: string) => <A, E, R>(effect: Effect.Effect<A, E, R>) => {
+  const noted = effect.pipe(Effect.annotateLogs("requestId", requestId), Effect.locally(CurrentCallNote, call))
+  return call?.span === undefined ? noted : Effect.withParentSpan(noted, call.span)
+}

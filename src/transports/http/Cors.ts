@@ -10,7 +10,7 @@ import type { Request, Response } from "./PortListener.js"
 export const corsPolicy = (origins: ReadonlyArray<string>) => {
   const allowMethods = [...new Set([...cors.allowedMethods, "PUT"])].join(", ")
   const allowHeaders = [...new Set([...cors.allowedHeaders, "Authorization"])].join(", ")
-  const exposeHeaders = [...cors.exposedHeaders, "X-Request-Id"].join(", ")
+  const exposeHeaders = [...cors.exposedHeaders, "X-Request-Id", "Traceresponse"].join(", ")
   return (request: Request, response: Response): boolean => {
     const origin = request.headers["origin"]
     if (origins.length === 0 || typeof origin !== "string") return false

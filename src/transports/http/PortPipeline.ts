@@ -44,7 +44,7 @@ export const portPipeline = (steps: PortPipeline): RequestHandler => (request, r
   if (steps.isHealth(path)) return steps.health(request, response)
   if (path === "/metrics") return void (steps.authentication(request, response) || steps.metrics(request, response))
   const call = beginCall(request, requestId)
-  steps.telemetry.started(call)
+  steps.telemetry.started(call, request, response)
   response.once("close", () => steps.telemetry.finished(call, response))
   if (steps.authentication(request, response) || steps.admission(request, response)) return
   steps.styles(request, response)

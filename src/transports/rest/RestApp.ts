@@ -57,6 +57,16 @@ const restRefusals = (api: HttpApi.HttpApi.Any) => {
  * operations' rules and answer a 400 with the REST error body), and so is an empty `security`.
  * The bearer scheme is declared here (see below).
  */
+/** The route (`/orgs/{id}`) of the API's path that a request's method and path match, if any. */
+export const restRoutes = (api: HttpApi.HttpApi.Any) => {
+  const routes = Object.entries(OpenApi.fromApi(api as never).paths).flatMap(([route, item]) => {
+    const pattern = new RegExp(`^${route.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\{[^}]+\}/g, "[^/]+")}$`)
+    return Object.keys(item as object).map((method) => ({ method: method.toUpperCase(), pattern, route }))
+  })
+  return (method: string, path: string): string | undefined =>
+    routes.find((each) => each.method === method && each.pattern.test(path))?.route
+}
+
 export const openApiDocument = (api: HttpApi.HttpApi.Any) => {
   const spec = OpenApi.fromApi(api as HttpApi.HttpApi.AnyWithProps) as unknown as {
     paths: Record<

@@ -1,3 +1,4 @@
+import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import * as HttpBody from "@effect/platform/HttpBody"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
@@ -10,6 +11,7 @@ import { InvalidArgument } from "../../domain/Errors.js"
 import { validate } from "../../domain/Validation.js"
 import { CurrentCallNote } from "../../operations/Operation.js"
 import { boundedBody } from "../http/BoundedBody.js"
+import { callOf } from "../http/Calls.js"
 import { requestIdIn } from "../http/RequestId.js"
 import { namesOtherCharset, utf8Text } from "../http/Utf8Text.js"
 import { errorReply } from "../rest/RestCall.js"
@@ -203,8 +205,13 @@ export const rpcEndpoint = <Rpcs extends Rpc.Any>(group: RpcGroup.RpcGroup<Rpcs>
         if (note !== undefined) note.outcome = "InvalidArgument"
         return failureFrame(frame["id"], shape.left)
       }
+      // @effect/rpc makes the handler's span a child of the frame's trace fields: the call's own span.
+      const span = callOf(NodeHttpServerRequest.toIncomingMessage(request))?.span
+      const forwarded = span === undefined
+        ? body
+        : JSON.stringify({ ...frame, traceId: span.traceId, spanId: span.spanId, sampled: span.sampled })
       const read = HttpServerRequest.fromWeb(
-        new Request(new URL(request.url, "http://localhost"), { method: request.method, headers: request.headers, body })
+        new Request(new URL(request.url, "http://localhost"), { method: request.method, headers: request.headers, body: forwarded })
       )
       const response = withoutDefectDetail(yield* Effect.provideService(rpcApp, HttpServerRequest.HttpServerRequest, read))
       if (note !== undefined) note.outcome = outcomeOfFrames(response)

@@ -1,0 +1,258 @@
+import { create, toBinary } from "@bufbuild/protobuf"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { randomBytes, randomUUID } from "node:crypto"
+import * as http2 from "node:http2"
+import { GetOrgRequestSchema } from "../../src/gen/org/v1beta1/org_pb.js"
+import { envelope } from "../reliability/support/wire.js"
+import { otlpReceiver, type ReceivedSpan } from "./support/OtlpReceiver.js"
+import { freePort, type Running, startProcess, stopProcess } from "./support/Servers.js"
+
+/**
+ * Traces as an operator's collector receives them: the all-in-one process (embedded PostgreSQL)
+ * exports over OTLP/HTTP to a receiver that decodes with OpenTelemetry's own protobuf definitions.
+ */
+
+let receiver: Awaited<ReturnType<typeof otlpReceiver>>
+let running: Running
+let ports: { org: number; workflow: number }
+
+beforeAll(async () => {
+  receiver = await otlpReceiver()
+  const [org, profile, license, workflow] = await Promise.all(Array.from({ length: 4 }, freePort))
+  ports = { org: org!, workflow: workflow! }
+  running = await startProcess("all", {
+    DATA_DIR: "memory://",
+    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+    OTEL_BSP_SCHEDULE_DELAY: "100",
+    ORG_PORT: String(org),
+    PROFILE_PORT: String(profile),
+    LICENSE_PORT: String(license),
+    WORKFLOW_PORT: String(workflow)
+  }, 4)
+}, 60_000)
+
+afterAll(async () => {
+  await stopProcess(running)
+  await receiver.close()
+})
+
+/** A caller's W3C trace context: a new trace, and the caller's own span in it. */
+const callerTrace = () => {
+  const traceId = randomBytes(16).toString("hex")
+  const spanId = randomBytes(8).toString("hex")
+  return { traceId, spanId, traceparent: `00-${traceId}-${spanId}-01` }
+}
+
+const spansOf = async (traceId: string, atLeast: number): Promise<Array<ReceivedSpan>> => {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const found = receiver.spans.filter((span) => span.traceId === traceId)
+    if (found.length >= atLeast) return found
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  return receiver.spans.filter((span) => span.traceId === traceId)
+}
+
+/** The chain of span names from `span` up to the root of its trace, each a parent of the one before. */
+const ancestry = (spans: ReadonlyArray<ReceivedSpan>, span: ReceivedSpan): Array<string> => {
+  const byId = new Map(spans.map((each) => [each.spanId, each]))
+  const chain = [span.name]
+  for (let parent = byId.get(span.parentSpanId); parent !== undefined; parent = byId.get(parent.parentSpanId)) {
+    chain.push(parent.name)
+  }
+  return chain
+}
+
+const grpcGetOrg = (port: number, id: string, traceparent: string) =>
+  new Promise<void>((resolve, reject) => {
+    const session = http2.connect(`http://127.0.0.1:${port}`)
+    session.on("error", reject)
+    const stream = session.request({
+      ":method": "POST",
+      ":path": "/org.v1beta1.OrgService/GetOrg",
+      "content-type": "application/grpc",
+      te: "trailers",
+      traceparent
+    })
+    stream.on("error", reject)
+    stream.on("close", () => {
+      session.close()
+      resolve()
+    })
+    stream.resume()
+    stream.end(envelope(toBinary(GetOrgRequestSchema, create(GetOrgRequestSchema, { id }))))
+  })
+
+describe("traces over OTLP", () => {
+  const orgName = `Tracing Secret ${randomUUID()}`
+  let orgId = ""
+
+  it("a workflow call: one tree under the caller's trace, server span to SQL statements, with its workflow id", async () => {
+    const caller = callerTrace()
+    const workflowId = randomUUID()
+    const reply = await fetch(`http://127.0.0.1:${ports.workflow}/workflow.v1beta1.WorkflowService/CreateOnboardingWorkflow`, {
+      method: "POST",
+      headers: { "content-type": "application/json", traceparent: caller.traceparent },
+      body: JSON.stringify({
+        workflowOptions: { workflowId },
+        org: { name: orgName },
+        profile: { fullName: "Traced Person" },
+        license: { start: "2025-01-01T00:00:00Z", end: "2026-01-01T00:00:00Z" }
+      })
+    })
+    expect(reply.status).toBe(200)
+    const result = await reply.json() as { orgId: string; workflowId: string }
+    expect(result.workflowId).toBe(workflowId)
+    orgId = result.orgId
+    // The caller learns its call's trace (W3C Trace Context Level 2).
+    expect(reply.headers.get("traceresponse")).toMatch(new RegExp(`^00-${caller.traceId}-[0-9a-f]{16}-01$`))
+
+    const spans = await spansOf(caller.traceId, 9)
+    const server = spans.find((span) => span.kind === 2)!
+    expect(server).toMatchObject({
+      service: "onboarding-all",
+      name: "workflow.v1beta1.WorkflowService/CreateOnboardingWorkflow",
+      parentSpanId: caller.spanId,
+      attributes: expect.objectContaining({
+        "rpc.system": "connect_rpc",
+        "rpc.service": "workflow.v1beta1.WorkflowService",
+        "rpc.method": "CreateOnboardingWorkflow",
+        "http.response.status_code": 200,
+        "onboarding.style": "connect",
+        "onboarding.code": "ok"
+      })
+    })
+    const operation = spans.find((span) => span.name === "CreateOnboardingWorkflow")!
+    expect(operation.parentSpanId).toBe(server.spanId)
+    expect(operation.attributes["onboarding.workflow_id"]).toBe(workflowId)
+    const inserts = spans.filter((span) => span.name === "sql.execute")
+    expect(inserts.map((span) => String(span.attributes["db.query.text"]).split("(")[0]!.trim()).sort()).toEqual([
+      "insert into licenses",
+      "insert into onboarding_runs",
+      "insert into orgs",
+      "insert into profiles"
+    ])
+    for (const insert of inserts) {
+      expect(ancestry(spans, insert)).toEqual([
+        "sql.execute",
+        "sql.transaction",
+        "database attempt",
+        "CreateOnboardingWorkflow",
+        "workflow.v1beta1.WorkflowService/CreateOnboardingWorkflow"
+      ])
+      expect(insert.attributes["db.system.name"]).toBe("postgresql")
+    }
+    // Values bound into SQL never leave the process: placeholders only.
+    for (const span of receiver.spans) expect(JSON.stringify(span.attributes)).not.toContain(orgName)
+    // The access line of the call carries the same trace.
+    const access = running.output().split("\n").filter((line) => line.includes(`"traceId":"${caller.traceId}"`))
+    expect(access.some((line) => JSON.parse(line).access === true)).toBe(true)
+  })
+
+  it("every style continues the caller's trace with a server span named after its operation or route", async () => {
+    const org = `http://127.0.0.1:${ports.org}`
+    const calls: Array<readonly [string, string, (traceparent: string) => Promise<unknown>]> = [
+      ["rest", "GET /orgs/{id}", (traceparent) => fetch(`${org}/orgs/${orgId}`, { headers: { traceparent } })],
+      ["grpc", "org.v1beta1.OrgService/GetOrg", (traceparent) => grpcGetOrg(ports.org, orgId, traceparent)],
+      ["grpc-web", "org.v1beta1.OrgService/GetOrg", (traceparent) =>
+        fetch(`${org}/org.v1beta1.OrgService/GetOrg`, {
+          method: "POST",
+          headers: { "content-type": "application/grpc-web+proto", traceparent },
+          body: envelope(toBinary(GetOrgRequestSchema, create(GetOrgRequestSchema, { id: orgId })))
+        })],
+      ["graphql", "POST /graphql", (traceparent) =>
+        fetch(`${org}/graphql`, {
+          method: "POST",
+          headers: { "content-type": "application/json", traceparent },
+          body: JSON.stringify({ query: `{ org(id: "${orgId}") { org { name } } }` })
+        })],
+      ["rpc", "POST /rpc", (traceparent) =>
+        fetch(`${org}/rpc`, {
+          method: "POST",
+          headers: { "content-type": "application/json", traceparent },
+          body: JSON.stringify({ _tag: "Request", id: "1", tag: "GetOrg", payload: { id: orgId }, headers: [] })
+        })]
+    ]
+    for (const [style, name, call] of calls) {
+      const caller = callerTrace()
+      await call(caller.traceparent)
+      const spans = await spansOf(caller.traceId, 4)
+      const server = spans.find((span) => span.kind === 2)
+      expect(server, style).toMatchObject({ name, parentSpanId: caller.spanId })
+      expect(server!.attributes["onboarding.style"], style).toBe(style)
+      expect(server!.attributes["onboarding.code"], style).toBe("ok")
+      const select = spans.find((span) => span.name === "sql.execute")
+      expect(select, style).toBeDefined()
+      const chain = ancestry(spans, select!)
+      expect(chain[0]).toBe("sql.execute")
+      expect(chain.at(-1), style).toBe(name)
+      // The operation's own span (@effect/rpc names its handler's span RpcServer.GetOrg).
+      expect(chain.some((each) => each === "GetOrg" || each === "RpcServer.GetOrg"), `${style}: ${chain.join(" < ")}`).toBe(true)
+    }
+  })
+
+  it("a failing call records its error on the operation's span, and its code on the server span", async () => {
+    const caller = callerTrace()
+    const reply = await fetch(`http://127.0.0.1:${ports.org}/orgs/${randomUUID()}`, { headers: { traceparent: caller.traceparent } })
+    expect(reply.status).toBe(404)
+    const spans = await spansOf(caller.traceId, 3)
+    const server = spans.find((span) => span.kind === 2)!
+    expect(server.attributes).toMatchObject({ "http.response.status_code": 404, "onboarding.code": "not_found" })
+    const operation = spans.find((span) => span.name === "GetOrg")!
+    expect(operation.status).toBe(2)
+    expect(operation.parentSpanId).toBe(server.spanId)
+  })
+})
+
+describe("the trace exporter never holds a call up", () => {
+  const start = async (env: Record<string, string>) => {
+    const [org, profile, license, workflow] = await Promise.all(Array.from({ length: 4 }, freePort))
+    const process = await startProcess("all", {
+      DATA_DIR: "memory://",
+      ORG_PORT: String(org),
+      PROFILE_PORT: String(profile),
+      LICENSE_PORT: String(license),
+      WORKFLOW_PORT: String(workflow),
+      ...env
+    }, 4)
+    return { process, org: `http://127.0.0.1:${org}` }
+  }
+
+  it("a collector that is not there: calls answer as usual, and the exporter's trouble is logged, not thrown", async () => {
+    const nobody = await freePort()
+    const { org, process } = await start({
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${nobody}`,
+      OTEL_BSP_SCHEDULE_DELAY: "50",
+      OTEL_EXPORTER_OTLP_TIMEOUT: "200"
+    })
+    try {
+      for (let i = 0; i < 20; i++) {
+        const reply = await fetch(`${org}/orgs/${randomUUID()}`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ name: "Acme" })
+        })
+        expect(reply.status).toBe(200)
+      }
+      await new Promise((resolve) => setTimeout(resolve, 1_000))
+    } finally {
+      expect(await stopProcess(process)).toBe(0)
+    }
+    const warnings = process.output().split("\n").filter((line) => line.includes("OpenTelemetry:"))
+    expect(warnings.length).toBeGreaterThanOrEqual(1)
+    expect(warnings.length).toBeLessThanOrEqual(3) // once a minute each, not once per export
+  }, 60_000)
+
+  it("spans still queued when the process is told to stop are flushed before it exits", async () => {
+    const collector = await otlpReceiver()
+    const { org, process } = await start({
+      OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+      OTEL_BSP_SCHEDULE_DELAY: "600000" // nothing is sent on the timer
+    })
+    const caller = callerTrace()
+    await fetch(`${org}/orgs/${randomUUID()}`, { headers: { traceparent: caller.traceparent } })
+    expect(collector.spans.filter((span) => span.traceId === caller.traceId)).toEqual([])
+    expect(await stopProcess(process)).toBe(0)
+    expect(collector.spans.filter((span) => span.traceId === caller.traceId).length).toBeGreaterThanOrEqual(2)
+    await collector.close()
+  }, 60_000)
+})
