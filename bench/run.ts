@@ -55,9 +55,10 @@ const measure = (s: Scenario, url: string, load: Load): Promise<Measured> =>
 
 /**
  * Errors a process logged while it was measured: a GraphQL error or a gRPC status arrives with
- * HTTP 200, which the load generators count as success, but the services log every internal one.
+ * HTTP 200, which the load generators count as success, but the services log every internal one
+ * (pretty or JSON lines alike).
  */
-const errorsLogged = (started: Started) => (started.output().match(/\bERROR\b/g) ?? []).length
+const errorsLogged = (started: Started) => (started.output().match(/\bERROR\b|"level":"error"/g) ?? []).length
 
 const warmed = new Set<string>()
 

@@ -10,7 +10,7 @@ import { listen } from "../transports/http/PortListener.js"
 import { portApp } from "../transports/PortApp.js"
 import { databaseOptions } from "./DatabaseSettings.js"
 import { logFormat, logLevel, processLogger } from "./Logging.js"
-import { tracingLayer } from "./Tracing.js"
+import { openTelemetryLayer } from "./OpenTelemetry.js"
 import type { ServicePort } from "./ServicePorts.js"
 import {
   dedicatedPort,
@@ -35,7 +35,7 @@ export const servePort = <R, Rpcs extends Rpc.Any>(service: ServicePort<R, Rpcs>
       graphqlLimits: { maxDepth: settings.graphqlMaxDepth, maxFields: settings.graphqlMaxFields },
       maxRequestsInFlight: settings.maxRequestsInFlight,
       accessLog: settings.accessLog,
-      tracing: settings.tracing
+      tracing: settings.otlp.traces
     })
     return yield* listen(handler, {
       host: settings.host,
@@ -160,12 +160,13 @@ export const runProcess = (options: {
     yield* Effect.logInfo(
       `${options.name}: authentication ${Option.isSome(settings.apiToken) ? "by bearer token (API_TOKEN)" : "off"}, ` +
         `CORS ${settings.corsOrigins.length === 0 ? "off" : `for ${settings.corsOrigins.join(", ")}`}, ` +
-        `tracing ${settings.tracing ? "to OTLP (OTEL_* variables)" : "off"}`
+        `OTLP export of ${[settings.otlp.traces ? "traces" : "", settings.otlp.metrics ? "metrics" : ""].filter((each) => each !== "").join(" and ") || "nothing"} (OTEL_* variables)`
     )
     const [first, ...others] = options.ports.map((port, i) => port.layer(ports[i]!, settings, options.name))
     const served = Layer.mergeAll(first!, ...others).pipe(Layer.provide(databaseLayer(options.name, database)))
-    // The tracer outlives the ports and the database: spans of the last calls are flushed at the end.
-    return yield* Layer.launch(settings.tracing ? served.pipe(Layer.provide(tracingLayer(options.name))) : served)
+    // OpenTelemetry outlives the ports and the database: the last calls' spans and metrics are flushed at the end.
+    const exported = settings.otlp.traces || settings.otlp.metrics
+    return yield* Layer.launch(exported ? served.pipe(Layer.provide(openTelemetryLayer(options.name, settings.otlp))) : served)
   })
   const unlessInterrupted = (report: (cause: Cause.Cause<unknown>) => Effect.Effect<void>) => (cause: Cause.Cause<unknown>) =>
     Cause.isInterruptedOnly(cause) ? Effect.void : report(cause)

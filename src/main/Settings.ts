@@ -1,5 +1,5 @@
 import { Config, ConfigError, ConfigProvider, Context, Effect, Either, Layer, Option, Redacted } from "effect"
-import { tracingEnabled } from "./Tracing.js"
+import { type OtlpExport, otlpExport } from "./OpenTelemetry.js"
 import { host, oneOf, origins, port, positive, refusal } from "./Variables.js"
 
 /**
@@ -24,8 +24,8 @@ export interface SettingsValues {
   readonly healthCheckIntervalMillis: number
   /** One log line per call (ACCESS_LOG=off turns them off). */
   readonly accessLog: boolean
-  /** Whether OpenTelemetry's variables ask for traces (see Tracing). */
-  readonly tracing: boolean
+  /** What OpenTelemetry's variables ask to be sent over OTLP (see OpenTelemetry). */
+  readonly otlp: OtlpExport
 }
 
 /**
@@ -58,7 +58,7 @@ export const settings: Config.Config<SettingsValues> = Config.all({
   maxRequestsInFlight: positive("MAX_REQUESTS_IN_FLIGHT", 1024),
   healthCheckIntervalMillis: positive("HEALTH_CHECK_INTERVAL_MS", 1_000),
   accessLog: oneOf("ACCESS_LOG", "on", ["on", "off"] as const).pipe(Config.map((value) => value === "on")),
-  tracing: tracingEnabled
+  otlp: otlpExport
 })
 
 /**

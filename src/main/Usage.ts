@@ -44,5 +44,7 @@ ${
   OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT  send traces over OTLP/HTTP (default: off)
   OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES                      the service in traces (default onboarding-<process>)
   OTEL_TRACES_SAMPLER, OTEL_TRACES_SAMPLER_ARG                     sampling (default parentbased_always_on)
-  OTEL_TRACES_EXPORTER, OTEL_SDK_DISABLED                          none / true turn traces off
-  OTEL_EXPORTER_OTLP_PROTOCOL, OTEL_EXPORTER_OTLP_TRACES_PROTOCOL  http/protobuf (the only one taken)`
+  OTEL_EXPORTER_OTLP_METRICS_ENDPOINT, OTEL_METRIC_EXPORT_INTERVAL  send metrics over OTLP/HTTP too, every N ms (default 60000)
+  OTEL_TRACES_EXPORTER, OTEL_METRICS_EXPORTER, OTEL_SDK_DISABLED     none / true turn each (or all) off
+  OTEL_EXPORTER_OTLP_PROTOCOL, OTEL_EXPORTER_OTLP_TRACES_PROTOCOL, OTEL_EXPORTER_OTLP_METRICS_PROTOCOL
+                      http/protobuf (the only one taken)`

@@ -3,6 +3,7 @@ import { Data, Duration, Effect, Layer, Redacted } from "effect"
 import type { SqlClient, SqlError } from "@effect/sql"
 import type { DataDirLocked, DataDirUnusable } from "./DataDirLock.js"
 import type { EmbeddedDatabaseError } from "./EmbeddedPostgres.js"
+import { pooledClient } from "./DatabasePool.js"
 import { migrate } from "./Migrations.js"
 import { OperationBudget } from "./Transient.js"
 
@@ -46,12 +47,12 @@ const client = (
   options: DatabaseOptions
 ): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, ConnectFailed | SqlError.SqlError | EmbeddedFailure> =>
   options.kind === "postgres"
-    ? PgClient.layer({
-      url: options.url,
-      maxConnections: options.poolSize,
-      applicationName: "onboarding",
-      connectTimeout: Duration.millis(options.connectTimeoutMillis ?? 3_000)
-    }).pipe(
+    ? pooledClient({
+      connectionString: Redacted.value(options.url),
+      max: options.poolSize,
+      application_name: "onboarding",
+      connectionTimeoutMillis: options.connectTimeoutMillis ?? 3_000
+    }, Duration.millis(options.connectTimeoutMillis ?? 3_000)).pipe(
       Layer.mapError((cause) => new ConnectFailed({ cause })),
       Layer.merge(Layer.succeed(OperationBudget, Duration.millis(options.operationTimeoutMillis ?? 10_000)))
     )
@@ -62,11 +63,20 @@ const client = (
           serveEmbeddedPostgres(options.dataDir === inMemory ? undefined : options.dataDir)
         ),
         Effect.map(({ host, port }) =>
-          PgClient.layer({ host, port, username: "postgres", database: "postgres", maxConnections: 1 })
+          pooledClient({ host, port, user: "postgres", database: "postgres", max: 1 }, Duration.seconds(5))
         )
       )
     )
 
 /** A SqlClient with the schema migrated. */
 export const layer = (options: DatabaseOptions) =>
-  Layer.effectDiscard(migrate()).pipe(Layer.provideMerge(client(options)))
+  Layer.effectDiscard(
+    migrate().pipe(
+      Effect.tap((applied) =>
+        applied.length === 0
+          ? Effect.logInfo("database: schema up to date")
+          : Effect.forEach(applied, ([id, name]) => Effect.logInfo(`database: migration ${id} (${name}) applied`))
+      ),
+      Effect.withLogSpan("migration")
+    )
+  ).pipe(Layer.provideMerge(client(options)))

@@ -59,6 +59,25 @@ describe("process lifecycle", () => {
       headers: { authorization: `Bearer ${token}` }
     })
     expect([refused.status, served.status]).toEqual([401, 404])
+    // The database's pool and the workflow's outcomes are on /metrics too.
+    const onboarded = createClient(
+      WorkflowService,
+      createConnectTransport({
+        baseUrl: `http://127.0.0.1:${workflow}`,
+        httpVersion: "1.1",
+        interceptors: [(next) => (request) => {
+          request.header.set("authorization", `Bearer ${token}`)
+          return next(request)
+        }]
+      })
+    )
+    await onboarded.createOnboardingWorkflow(workflowRequest(1))
+    await new Promise((resolve) => setTimeout(resolve, 1_200)) // the pool is sampled every second
+    const metrics = await (await fetch(`http://127.0.0.1:${org}/metrics`, { headers: { authorization: `Bearer ${token}` } })).text()
+    expect(metrics).toMatch(/^onboarding_db_pool_connections\{state="idle"\} \d+$/m)
+    expect(metrics).toMatch(/^onboarding_db_pool_connections\{state="in_use"\} \d+$/m)
+    expect(metrics).toMatch(/^onboarding_db_pool_waiting \d+$/m)
+    expect(metrics).toMatch(/^onboarding_workflows_total\{outcome="created"\} 1$/m)
     expect(await stopProcess(running)).toBe(0)
     const lines = running.output().split("\n").filter((line) => line !== "")
     expect(lines.length).toBeGreaterThan(5) // start-up, one line per port, shutdown

@@ -24,6 +24,7 @@ beforeAll(async () => {
     DATA_DIR: "memory://",
     OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
     OTEL_BSP_SCHEDULE_DELAY: "100",
+    OTEL_METRIC_EXPORT_INTERVAL: "300",
     ORG_PORT: String(org),
     PROFILE_PORT: String(profile),
     LICENSE_PORT: String(license),
@@ -200,6 +201,26 @@ describe("traces over OTLP", () => {
     const operation = spans.find((span) => span.name === "GetOrg")!
     expect(operation.status).toBe(2)
     expect(operation.parentSpanId).toBe(server.spanId)
+  })
+})
+
+describe("metrics over OTLP", () => {
+  it("the same metrics as /metrics, sent to the collector every interval", async () => {
+    const calls = { "x-request-id": `metrics-${randomUUID()}`, "content-type": "application/json" }
+    for (let i = 0; i < 3; i++) {
+      await fetch(`http://127.0.0.1:${ports.org}/orgs/${randomUUID()}`, { method: "POST", headers: calls, body: JSON.stringify({ name: "Acme" }) })
+    }
+    const created = () =>
+      receiver.points.filter((point) =>
+        point.metric === "onboarding_calls_total" &&
+        point.attributes["operation"] === "CreateOrg" && point.attributes["style"] === "rest" && point.attributes["code"] === "ok"
+      )
+    for (let attempt = 0; attempt < 50 && !created().some((point) => point.value >= 3); attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+    expect(Math.max(...created().map((point) => point.value))).toBeGreaterThanOrEqual(3)
+    expect(created()[0]!.service).toBe("onboarding-all")
+    expect(receiver.points.some((point) => point.metric === "onboarding_call_duration_seconds")).toBe(true)
   })
 })
 

@@ -8,6 +8,7 @@ import { gunzipSync } from "node:zlib"
 const require = createRequire(import.meta.url)
 const { opentelemetry } = require("@opentelemetry/otlp-transformer/build/src/generated/root.js")
 const ExportTraceServiceRequest = opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest
+const ExportMetricsServiceRequest = opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest
 
 export interface ReceivedSpan {
   readonly service: string
@@ -20,6 +21,14 @@ export interface ReceivedSpan {
   /** 0 unset, 1 ok, 2 error. */
   readonly status: number
   readonly attributes: Record<string, unknown>
+}
+
+/** One data point of a metric as exported: its attributes and its value (a sum's, or a histogram's count). */
+export interface ReceivedPoint {
+  readonly service: string
+  readonly metric: string
+  readonly attributes: Record<string, unknown>
+  readonly value: number
 }
 
 const hex = (bytes: Uint8Array | undefined) => Buffer.from(bytes ?? []).toString("hex")
@@ -36,9 +45,10 @@ const valueOf = (value: Record<string, unknown> | undefined): unknown => {
 const attributesOf = (list: ReadonlyArray<{ key: string; value: Record<string, unknown> }> | undefined) =>
   Object.fromEntries((list ?? []).map((attribute) => [attribute.key, valueOf(attribute.value)]))
 
-/** An OTLP/HTTP trace receiver (protobuf) on a loopback port, keeping every span it is sent. */
+/** An OTLP/HTTP receiver (protobuf) on a loopback port, keeping every span and metric point it is sent. */
 export const otlpReceiver = async () => {
   const spans: Array<ReceivedSpan> = []
+  const points: Array<ReceivedPoint> = []
   const server = http.createServer((request, response) => {
     const chunks: Array<Buffer> = []
     request.on("data", (chunk: Buffer) => chunks.push(chunk))
@@ -65,6 +75,28 @@ export const otlpReceiver = async () => {
           }
         }
       }
+      if (request.url === "/v1/metrics") {
+        const message = ExportMetricsServiceRequest.decode(body)
+        for (const resourceMetrics of message.resourceMetrics ?? []) {
+          const service = String(attributesOf(resourceMetrics.resource?.attributes)["service.name"])
+          for (const scopeMetrics of resourceMetrics.scopeMetrics ?? []) {
+            for (const metric of scopeMetrics.metrics ?? []) {
+              const sums = (metric.sum ?? metric.gauge)?.dataPoints ?? []
+              for (const point of sums) {
+                points.push({
+                  service,
+                  metric: metric.name,
+                  attributes: attributesOf(point.attributes),
+                  value: Number(point.asDouble ?? point.asInt ?? 0)
+                })
+              }
+              for (const point of metric.histogram?.dataPoints ?? []) {
+                points.push({ service, metric: metric.name, attributes: attributesOf(point.attributes), value: Number(point.count ?? 0) })
+              }
+            }
+          }
+        }
+      }
       response.writeHead(200, { "content-type": "application/x-protobuf" })
       response.end()
     })
@@ -73,6 +105,7 @@ export const otlpReceiver = async () => {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     spans,
+    points,
     close: () => new Promise<void>((resolve) => server.close(() => resolve()))
   }
 }

@@ -1,17 +1,21 @@
 import * as NodeSdk from "@effect/opentelemetry/NodeSdk"
 import { type DiagLogger, diag, DiagLogLevel } from "@opentelemetry/api"
+import { OTLPMetricExporter } from "@opentelemetry/exporter-metrics-otlp-proto"
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-proto"
+import { PeriodicExportingMetricReader } from "@opentelemetry/sdk-metrics"
 import { BatchSpanProcessor } from "@opentelemetry/sdk-trace-base"
 import { Config, Effect, Layer, Option, Runtime } from "effect"
-import { oneOf, optionalVariable } from "./Variables.js"
+import { oneOf, optionalVariable, positive } from "./Variables.js"
 
 /**
- * Traces go out over OTLP/HTTP (protobuf) when OpenTelemetry's own variables say so, and only
- * then: `OTEL_EXPORTER_OTLP_ENDPOINT` or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` set (or
- * `OTEL_TRACES_EXPORTER=otlp`, to the default endpoint), and neither `OTEL_SDK_DISABLED=true` nor
- * `OTEL_TRACES_EXPORTER=none`. The SDK reads the rest itself (endpoint, headers, timeouts,
- * `OTEL_BSP_*`, the sampler); the values a process could not work with are refused at start-up,
- * naming the variable, rather than logged by the SDK and replaced by its default.
+ * Traces and metrics go out over OTLP/HTTP (protobuf) when OpenTelemetry's own variables say so,
+ * and only then: for each signal, `OTEL_EXPORTER_OTLP_ENDPOINT` or its own endpoint
+ * (`OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`, `..._METRICS_ENDPOINT`) set, or its exporter named
+ * (`OTEL_TRACES_EXPORTER=otlp`, `OTEL_METRICS_EXPORTER=otlp`: the default endpoint), and neither
+ * `OTEL_SDK_DISABLED=true` nor that exporter `none`. The SDK reads the rest itself (endpoint,
+ * headers, timeouts, `OTEL_BSP_*`, the sampler); the values a process could not work with are
+ * refused at start-up, naming the variable, rather than logged by the SDK and replaced by its
+ * default.
  */
 
 const samplers = [
@@ -32,24 +36,41 @@ const endpoint = (name: string) =>
     }
   })
 
-export const tracingEnabled: Config.Config<boolean> = Config.all({
+export interface OtlpExport {
+  readonly traces: boolean
+  readonly metrics: boolean
+  /** How often metrics are sent, in ms (OTEL_METRIC_EXPORT_INTERVAL). */
+  readonly metricsIntervalMillis: number
+}
+
+export const otlpExport: Config.Config<OtlpExport> = Config.all({
   disabled: oneOf("OTEL_SDK_DISABLED", "false", ["true", "false"] as const),
-  exporter: oneOf("OTEL_TRACES_EXPORTER", "default", ["otlp", "none", "default"] as const),
+  tracesExporter: oneOf("OTEL_TRACES_EXPORTER", "default", ["otlp", "none", "default"] as const),
+  metricsExporter: oneOf("OTEL_METRICS_EXPORTER", "default", ["otlp", "none", "default"] as const),
   endpoint: endpoint("OTEL_EXPORTER_OTLP_ENDPOINT"),
   tracesEndpoint: endpoint("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"),
+  metricsEndpoint: endpoint("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT"),
   // Checked for the refusal only: the SDK reads them itself.
   protocol: oneOf("OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf", ["http/protobuf"] as const),
   tracesProtocol: oneOf("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "http/protobuf", ["http/protobuf"] as const),
+  metricsProtocol: oneOf("OTEL_EXPORTER_OTLP_METRICS_PROTOCOL", "http/protobuf", ["http/protobuf"] as const),
   sampler: oneOf("OTEL_TRACES_SAMPLER", "parentbased_always_on", samplers),
   ratio: optionalVariable("OTEL_TRACES_SAMPLER_ARG", "must be a number from 0 to 1", (value) => {
     const ratio = Number(value)
     return /^\s*[\d.]+\s*$/.test(value) && ratio >= 0 && ratio <= 1 ? ratio : undefined
-  })
+  }),
+  metricsIntervalMillis: positive("OTEL_METRIC_EXPORT_INTERVAL", 60_000)
 }).pipe(
-  Config.map(({ disabled, endpoint, exporter, tracesEndpoint }) =>
-    disabled === "false" && exporter !== "none" &&
-    (exporter === "otlp" || Option.isSome(endpoint) || Option.isSome(tracesEndpoint))
-  )
+  Config.map((read) => {
+    const on = (exporter: "otlp" | "none" | "default", own: Option.Option<string>) =>
+      read.disabled === "false" && exporter !== "none" &&
+      (exporter === "otlp" || Option.isSome(read.endpoint) || Option.isSome(own))
+    return {
+      traces: on(read.tracesExporter, read.tracesEndpoint),
+      metrics: on(read.metricsExporter, read.metricsEndpoint),
+      metricsIntervalMillis: read.metricsIntervalMillis
+    }
+  })
 )
 
 /** Whether the environment names a service itself (it then wins over ours). */
@@ -75,18 +96,28 @@ const diagnostics = <R>(runtime: Runtime.Runtime<R>): DiagLogger => {
 }
 
 /**
- * The tracer of a process named `name` (`org`, ..., `all`): service `onboarding-<name>` unless
+ * OpenTelemetry for a process named `name` (`org`, ..., `all`): service `onboarding-<name>` unless
  * OTEL_SERVICE_NAME or OTEL_RESOURCE_ATTRIBUTES says otherwise. Spans are batched (a bounded queue:
- * when the collector is slow or gone, spans are dropped and the drop logged, calls never wait),
- * and flushed when the process stops.
+ * when the collector is slow or gone, spans are dropped and the drop logged, calls never wait);
+ * the process's metrics (the same as /metrics shows) are read and sent every interval. Both are
+ * flushed when the process stops.
  */
-export const tracingLayer = (name: string) =>
+export const openTelemetryLayer = (name: string, otlp: OtlpExport) =>
   Layer.unwrapEffect(Effect.gen(function*() {
     const runtime = yield* Effect.runtime<never>()
     diag.setLogger(diagnostics(runtime), DiagLogLevel.WARN)
     const named = yield* namesService
     return NodeSdk.layer(() => ({
-      spanProcessor: new BatchSpanProcessor(new OTLPTraceExporter()),
+      ...(otlp.traces ? { spanProcessor: new BatchSpanProcessor(new OTLPTraceExporter()) } : {}),
+      ...(otlp.metrics
+        ? {
+          metricReader: new PeriodicExportingMetricReader({
+            exporter: new OTLPMetricExporter(),
+            exportIntervalMillis: otlp.metricsIntervalMillis,
+            exportTimeoutMillis: Math.min(30_000, otlp.metricsIntervalMillis)
+          })
+        }
+        : {}),
       ...(named ? {} : { resource: { serviceName: `onboarding-${name}` } }),
       shutdownTimeout: "5 seconds"
     }))

@@ -1,0 +1,54 @@
+import { SqlError } from "@effect/sql/SqlError"
+import * as PgClient from "@effect/sql-pg/PgClient"
+import { Duration, Effect, Metric, Schedule } from "effect"
+import * as Pg from "pg"
+
+/**
+ * The pool's state, sampled every second: connections lent out, idle in the pool, and callers
+ * waiting for one (a pool too small for its load, or a database that has stopped answering).
+ */
+export const poolConnections = Metric.gauge("onboarding_db_pool_connections", {
+  description: "Database connections by state (in_use: lent to a unit of work; idle: open in the pool)"
+})
+export const poolWaiting = Metric.gauge("onboarding_db_pool_waiting", {
+  description: "Callers waiting for a database connection"
+})
+
+const sample = (pool: Pg.Pool) =>
+  Effect.all([
+    Metric.set(Metric.tagged(poolConnections, "state", "in_use"), pool.totalCount - pool.idleCount),
+    Metric.set(Metric.tagged(poolConnections, "state", "idle"), pool.idleCount),
+    Metric.set(poolWaiting, pool.waitingCount)
+  ])
+
+/**
+ * A PgClient over a `pg` pool of our own, as `PgClient.layer` would make it (the same options, the
+ * same first `SELECT 1` and its errors), so that the pool can be watched: @effect/sql-pg keeps the
+ * pool it makes to itself.
+ */
+export const pooledClient = (config: Pg.PoolConfig, connectTimeout: Duration.Duration) =>
+  PgClient.layerFromPool({
+    applicationName: config.application_name,
+    acquire: Effect.gen(function*() {
+      const pool = yield* Effect.acquireRelease(
+        Effect.sync(() => {
+          const pool = new Pg.Pool(config)
+          // An idle connection's error (the server restarted) is the pool's to handle: it drops it.
+          pool.on("error", () => {})
+          return pool
+        }),
+        (pool) => Effect.promise(() => pool.end()).pipe(Effect.interruptible, Effect.timeoutOption(1000))
+      )
+      yield* Effect.tryPromise({
+        try: () => pool.query("SELECT 1"),
+        catch: (cause) => new SqlError({ cause, message: "PgClient: Failed to connect" })
+      }).pipe(
+        Effect.timeoutFail({
+          duration: connectTimeout,
+          onTimeout: () => new SqlError({ cause: new Error("Connection timed out"), message: "PgClient: Connection timed out" })
+        })
+      )
+      yield* Effect.forkScoped(Effect.repeat(sample(pool), Schedule.spaced("1 second")))
+      return pool
+    })
+  })
