@@ -1,9 +1,8 @@
 import { create, toBinary } from "@bufbuild/protobuf"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { randomBytes, randomUUID } from "node:crypto"
-import * as http2 from "node:http2"
 import { GetOrgRequestSchema } from "../../src/gen/org/v1beta1/org_pb.js"
-import { envelope } from "../reliability/support/wire.js"
+import { envelope, grpcRaw } from "../reliability/support/wire.js"
 import { otlpReceiver, type ReceivedSpan } from "./support/OtlpReceiver.js"
 import { freePort, type Running, startProcess, stopProcess } from "./support/Servers.js"
 
@@ -62,26 +61,6 @@ const ancestry = (spans: ReadonlyArray<ReceivedSpan>, span: ReceivedSpan): Array
   }
   return chain
 }
-
-const grpcGetOrg = (port: number, id: string, traceparent: string) =>
-  new Promise<void>((resolve, reject) => {
-    const session = http2.connect(`http://127.0.0.1:${port}`)
-    session.on("error", reject)
-    const stream = session.request({
-      ":method": "POST",
-      ":path": "/org.v1beta1.OrgService/GetOrg",
-      "content-type": "application/grpc",
-      te: "trailers",
-      traceparent
-    })
-    stream.on("error", reject)
-    stream.on("close", () => {
-      session.close()
-      resolve()
-    })
-    stream.resume()
-    stream.end(envelope(toBinary(GetOrgRequestSchema, create(GetOrgRequestSchema, { id }))))
-  })
 
 describe("traces over OTLP", () => {
   const orgName = `Tracing Secret ${randomUUID()}`
@@ -153,7 +132,10 @@ describe("traces over OTLP", () => {
     const org = `http://127.0.0.1:${ports.org}`
     const calls: Array<readonly [string, string, (traceparent: string) => Promise<unknown>]> = [
       ["rest", "GET /orgs/{id}", (traceparent) => fetch(`${org}/orgs/${orgId}`, { headers: { traceparent } })],
-      ["grpc", "org.v1beta1.OrgService/GetOrg", (traceparent) => grpcGetOrg(ports.org, orgId, traceparent)],
+      ["grpc", "org.v1beta1.OrgService/GetOrg", (traceparent) =>
+        grpcRaw(org, "org.v1beta1.OrgService/GetOrg", envelope(toBinary(GetOrgRequestSchema, create(GetOrgRequestSchema, { id: orgId }))), {
+          traceparent
+        })],
       ["grpc-web", "org.v1beta1.OrgService/GetOrg", (traceparent) =>
         fetch(`${org}/org.v1beta1.OrgService/GetOrg`, {
           method: "POST",

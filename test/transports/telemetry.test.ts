@@ -2,35 +2,10 @@ import { create, toBinary } from "@bufbuild/protobuf"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, HashMap, Layer, Logger, Option, Redacted } from "effect"
 import { randomUUID } from "node:crypto"
-import * as http2 from "node:http2"
 import { GetOrgRequestSchema } from "../../src/gen/org/v1beta1/org_pb.js"
 import { Services } from "../e2e/support/Servers.js"
-import { envelope, httpCall, rpcRequest } from "../reliability/support/wire.js"
+import { envelope, grpcRaw, httpCall, rpcRequest } from "../reliability/support/wire.js"
 import { InMemoryServices, inProcessServers } from "../support/InProcessServers.js"
-
-/** A gRPC GetOrg over HTTP/2 with `headers`; resolves with its grpc-status. */
-const grpcGetOrg = (baseUrl: string, id: string, headers: Record<string, string>) =>
-  new Promise<string | undefined>((resolve, reject) => {
-    const session = http2.connect(baseUrl)
-    session.on("error", reject)
-    const stream = session.request({
-      ":method": "POST",
-      ":path": "/org.v1beta1.OrgService/GetOrg",
-      "content-type": "application/grpc",
-      te: "trailers",
-      ...headers
-    })
-    let status: string | undefined
-    stream.on("response", (fields) => (status = fields["grpc-status"] as string | undefined ?? status))
-    stream.on("trailers", (fields) => (status = fields["grpc-status"] as string | undefined))
-    stream.on("error", reject)
-    stream.on("close", () => {
-      session.close()
-      resolve(status)
-    })
-    stream.resume()
-    stream.end(envelope(toBinary(GetOrgRequestSchema, create(GetOrgRequestSchema, { id }))))
-  })
 
 /** What each style's call is expected to be recorded as: [x-request-id, style, operation, code]. */
 type Expected = readonly [string, string, string, string]
@@ -44,7 +19,7 @@ const everyStyle = async (baseUrl: string, headers: Record<string, string> = {})
   const json = { "content-type": "application/json" }
   await httpCall(`${baseUrl}/orgs/${id}`, { headers: h(0, json), body: JSON.stringify({ name: "Acme" }) })
   await httpCall(`${baseUrl}/org.v1beta1.OrgService/GetOrg`, { headers: h(1, json), body: JSON.stringify({ id }) })
-  await grpcGetOrg(baseUrl, missing, h(2))
+  await grpcRaw(baseUrl, "org.v1beta1.OrgService/GetOrg", envelope(toBinary(GetOrgRequestSchema, create(GetOrgRequestSchema, { id: missing }))), h(2))
   await httpCall(`${baseUrl}/org.v1beta1.OrgService/GetOrg`, {
     headers: h(3, { "content-type": "application/grpc-web+proto" }),
     body: envelope(toBinary(GetOrgRequestSchema, create(GetOrgRequestSchema, { id: "not-a-uuid" })))
