@@ -1,6 +1,6 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import type * as SqlError from "@effect/sql/SqlError"
-import { Context, Duration, Effect, Fiber, FiberId, Metric, Schedule } from "effect"
+import { Context, Duration, Effect, Fiber, FiberId, FiberRef, Metric, Option, Schedule } from "effect"
 import { Unavailable } from "../domain/Errors.js"
 
 // SQLSTATEs worth retrying: serialization failure, deadlock, connection exceptions (class 08),
@@ -95,7 +95,8 @@ const maxTimerMillis = 2_147_483_647
  * its budget runs out.
  */
 export const withinBudget = <A, E, R>(self: Effect.Effect<A, E, R>, budget: Duration.Duration) =>
-  Effect.flatMap(Effect.forkDaemon(self), (fiber) =>
+  // The fiber's failure is handled (it is the caller's answer), not one to report as unhandled.
+  Effect.flatMap(Effect.locally(Effect.forkDaemon(self), FiberRef.unhandledErrorLogLevel, Option.none()), (fiber) =>
     Effect.async<A, E | Unavailable>((resume) => {
       let answered = false
       const timer = setTimeout(() => {
