@@ -1,6 +1,23 @@
 import * as Headers from "@effect/platform/Headers"
 import * as HttpTraceContext from "@effect/platform/HttpTraceContext"
-import { Clock, Effect, Exit, Metric, MetricBoundaries, MetricLabel, Option, Runtime } from "effect"
+import {
+  Cause,
+  Clock,
+  Effect,
+  Exit,
+  FiberId,
+  FiberRef,
+  FiberRefs,
+  HashMap,
+  List,
+  type LogSpan,
+  LogLevel,
+  Metric,
+  MetricBoundaries,
+  MetricLabel,
+  Option,
+  Runtime
+} from "effect"
 import { type Call, finalCode } from "./Calls.js"
 import type { Request, Response } from "./PortListener.js"
 
@@ -73,8 +90,25 @@ export const callTelemetry = <R>(
   }
 ): CallTelemetry => {
   const { accessLog, route, tracing } = options
-  const runLog = Runtime.runSync(runtime)
   const run = Runtime.runSync(runtime)
+  // The access line goes straight to the process's loggers, as Effect.logInfo would hand it to
+  // them, without running a fiber for it: at one line per call, that fiber was most of its cost.
+  const loggers = FiberRefs.getOrDefault(runtime.fiberRefs, FiberRef.currentLoggers)
+  const logsInfo = LogLevel.greaterThanEqual(LogLevel.Info, FiberRefs.getOrDefault(runtime.fiberRefs, FiberRef.currentMinimumLogLevel))
+  const logAccess = (message: string, annotations: ReadonlyArray<readonly [string, unknown]>) => {
+    if (!logsInfo) return
+    const options = {
+      fiberId: FiberId.none,
+      logLevel: LogLevel.Info,
+      message,
+      cause: Cause.empty,
+      context: runtime.fiberRefs,
+      spans: List.empty<LogSpan.LogSpan>(),
+      annotations: HashMap.fromIterable(annotations),
+      date: new Date()
+    }
+    for (const logger of loggers) logger.log(options)
+  }
   const serviceLabel = MetricLabel.make("service", service)
   const flightLabels = new Map<string, ReadonlyArray<MetricLabel.MetricLabel>>()
   const inFlight = (call: Call) => {
@@ -117,22 +151,18 @@ export const callTelemetry = <R>(
         span.end(run(Clock.currentTimeNanos), fault ? Exit.fail(code) : Exit.void)
       }
       if (!accessLog) return
-      runLog(
-        Effect.logInfo(`${call.method} ${call.path} ${response.statusCode} ${code}`).pipe(
-          Effect.annotateLogs({
-            access: true,
-            requestId: call.requestId,
-            ...(span === undefined ? {} : { traceId: span.traceId, spanId: span.spanId }),
-            style: call.style,
-            operation,
-            method: call.method,
-            path: call.path,
-            status: response.statusCode,
-            code,
-            durationMs: Math.round(seconds * 1e6) / 1e3
-          })
-        )
-      )
+      logAccess(`${call.method} ${call.path} ${response.statusCode} ${code}`, [
+        ["access", true],
+        ["requestId", call.requestId],
+        ...(span === undefined ? [] : [["traceId", span.traceId], ["spanId", span.spanId]] as const),
+        ["style", call.style],
+        ["operation", operation],
+        ["method", call.method],
+        ["path", call.path],
+        ["status", response.statusCode],
+        ["code", code],
+        ["durationMs", Math.round(seconds * 1e6) / 1e3]
+      ])
     }
   }
 }
