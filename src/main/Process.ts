@@ -160,7 +160,10 @@ export const runProcess = (options: {
     yield* Effect.logInfo(
       `${options.name}: authentication ${Option.isSome(settings.apiToken) ? "by bearer token (API_TOKEN)" : "off"}, ` +
         `CORS ${settings.corsOrigins.length === 0 ? "off" : `for ${settings.corsOrigins.join(", ")}`}, ` +
-        `OTLP export of ${[settings.otlp.traces ? "traces" : "", settings.otlp.metrics ? "metrics" : ""].filter((each) => each !== "").join(" and ") || "nothing"} (OTEL_* variables)`
+        `OTLP export ${
+          [settings.otlp.traces ? "traces" : "", settings.otlp.metrics ? "metrics" : ""].filter((each) => each !== "").join(" and ") ||
+          "off"
+        }`
     )
     const [first, ...others] = options.ports.map((port, i) => port.layer(ports[i]!, settings, options.name))
     const served = Layer.mergeAll(first!, ...others).pipe(Layer.provide(databaseLayer(options.name, database)))

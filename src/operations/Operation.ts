@@ -38,7 +38,7 @@ export interface CallNote {
   operation: string | undefined
   outcome: string | undefined
   /** Whether the call is traced: then each operation it runs gets a span of its own. */
-  traced: boolean
+  readonly traced: boolean
 }
 
 export const CurrentCallNote = FiberRef.unsafeMake<CallNote | undefined>(undefined)

@@ -52,7 +52,7 @@ const client = (
       max: options.poolSize,
       application_name: "onboarding",
       connectionTimeoutMillis: options.connectTimeoutMillis ?? 3_000
-    }, Duration.millis(options.connectTimeoutMillis ?? 3_000)).pipe(
+    }).pipe(
       Layer.mapError((cause) => new ConnectFailed({ cause })),
       Layer.merge(Layer.succeed(OperationBudget, Duration.millis(options.operationTimeoutMillis ?? 10_000)))
     )
@@ -63,7 +63,7 @@ const client = (
           serveEmbeddedPostgres(options.dataDir === inMemory ? undefined : options.dataDir)
         ),
         Effect.map(({ host, port }) =>
-          pooledClient({ host, port, user: "postgres", database: "postgres", max: 1 }, Duration.seconds(5))
+          pooledClient({ host, port, user: "postgres", database: "postgres", max: 1 })
         )
       )
     )

@@ -14,19 +14,22 @@ export const poolWaiting = Metric.gauge("onboarding_db_pool_waiting", {
   description: "Callers waiting for a database connection"
 })
 
+const inUse = Metric.tagged(poolConnections, "state", "in_use")
+const idle = Metric.tagged(poolConnections, "state", "idle")
+
 const sample = (pool: Pg.Pool) =>
   Effect.all([
-    Metric.set(Metric.tagged(poolConnections, "state", "in_use"), pool.totalCount - pool.idleCount),
-    Metric.set(Metric.tagged(poolConnections, "state", "idle"), pool.idleCount),
+    Metric.set(inUse, pool.totalCount - pool.idleCount),
+    Metric.set(idle, pool.idleCount),
     Metric.set(poolWaiting, pool.waitingCount)
   ])
 
 /**
  * A PgClient over a `pg` pool of our own, as `PgClient.layer` would make it (the same options, the
- * same first `SELECT 1` and its errors), so that the pool can be watched: @effect/sql-pg keeps the
- * pool it makes to itself.
+ * same first `SELECT 1` and its errors, bounded by the pool's connection timeout or 5 s), so that
+ * the pool can be watched: @effect/sql-pg keeps the pool it makes to itself.
  */
-export const pooledClient = (config: Pg.PoolConfig, connectTimeout: Duration.Duration) =>
+export const pooledClient = (config: Pg.PoolConfig) =>
   PgClient.layerFromPool({
     applicationName: config.application_name,
     acquire: Effect.gen(function*() {
@@ -44,7 +47,7 @@ export const pooledClient = (config: Pg.PoolConfig, connectTimeout: Duration.Dur
         catch: (cause) => new SqlError({ cause, message: "PgClient: Failed to connect" })
       }).pipe(
         Effect.timeoutFail({
-          duration: connectTimeout,
+          duration: Duration.millis(config.connectionTimeoutMillis ?? 5_000),
           onTimeout: () => new SqlError({ cause: new Error("Connection timed out"), message: "PgClient: Connection timed out" })
         })
       )

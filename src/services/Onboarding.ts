@@ -32,7 +32,7 @@ const countOutcome = (exit: Exit.Exit<unknown, unknown>, replayed: boolean) =>
     "outcome",
     Exit.isSuccess(exit)
       ? (replayed ? "replayed" : "created")
-      : Exit.isFailure(exit) && Option.exists(Cause.failureOption(exit.cause), (error) => error instanceof AlreadyExists)
+      : Option.exists(Cause.failureOption(exit.cause), (error) => error instanceof AlreadyExists)
       ? "refused"
       : "failed"
   ))

@@ -1,5 +1,7 @@
 import * as Headers from "@effect/platform/Headers"
 import * as HttpTraceContext from "@effect/platform/HttpTraceContext"
+import { Code } from "@connectrpc/connect"
+import { codeFromString } from "@connectrpc/connect/protocol-connect"
 import {
   Cause,
   Clock,
@@ -49,11 +51,8 @@ export interface CallTelemetry {
 /** Codes that mean the server failed the call (OpenTelemetry's rule for gRPC servers), so its span is an error. */
 const serverFaults = new Set(["unknown", "deadline_exceeded", "unimplemented", "internal", "unavailable", "data_loss"])
 
-const grpcStatus: Record<string, number> = {
-  ok: 0, canceled: 1, unknown: 2, invalid_argument: 3, deadline_exceeded: 4, not_found: 5, already_exists: 6,
-  permission_denied: 7, resource_exhausted: 8, failed_precondition: 9, aborted: 10, out_of_range: 11,
-  unimplemented: 12, internal: 13, unavailable: 14, data_loss: 15, unauthenticated: 16
-}
+/** A Connect code's name as its gRPC status number (Connect's codes are gRPC's). */
+const grpcStatus = (code: string): number => (code === "ok" ? 0 : codeFromString(code) ?? Code.Unknown)
 
 /** The span's name and first attributes (OpenTelemetry's RPC and HTTP conventions). */
 const spanOf = (call: Call, route: (method: string, path: string) => string | undefined) => {
@@ -128,7 +127,6 @@ export const callTelemetry = <R>(
       const { attributes, name } = spanOf(call, route)
       const span = run(Effect.makeSpan(name, { kind: "server", attributes, parent: Option.getOrUndefined(parent) }))
       call.span = span
-      call.traced = true
       // Trace Context Level 2: the caller learns the trace id of its call.
       response.setHeader("traceresponse", `00-${span.traceId}-${span.spanId}-${span.sampled ? "01" : "00"}`)
     },
@@ -145,7 +143,7 @@ export const callTelemetry = <R>(
         span.attribute("http.response.status_code", response.statusCode)
         span.attribute("onboarding.operation", operation)
         span.attribute("onboarding.code", code)
-        if (call.style === "grpc" || call.style === "grpc-web") span.attribute("rpc.grpc.status_code", grpcStatus[code] ?? 2)
+        if (call.style === "grpc" || call.style === "grpc-web") span.attribute("rpc.grpc.status_code", grpcStatus(code))
         if (call.style === "connect" && code !== "ok") span.attribute("rpc.connect_rpc.error_code", code)
         const fault = serverFaults.has(code) || response.statusCode >= 500
         span.end(run(Clock.currentTimeNanos), fault ? Exit.fail(code) : Exit.void)

@@ -10,9 +10,11 @@ export const isRpcPath = (path: string) => path.indexOf(".") !== -1 && path.inde
 /** The access styles a call can arrive in. */
 export type Style = "connect" | "grpc" | "grpc-web" | "rest" | "graphql" | "rpc"
 
+/** A request's path, without its query. */
+export const pathOf = (request: Request): string => (request.url ?? "/").split("?", 1)[0]!
+
 /** Which style a request speaks, from its path and content type. */
-export const styleOf = (request: Request): Style => {
-  const path = (request.url ?? "/").split("?", 1)[0]!
+export const styleOf = (request: Request, path: string = pathOf(request)): Style => {
   if (isRpcPath(path)) {
     const contentType = (request.headers["content-type"] ?? "").toLowerCase()
     if (contentType.startsWith("application/grpc-web")) return "grpc-web"
@@ -41,21 +43,27 @@ export interface Call extends CallNote {
   span: Tracer.Span | undefined
 }
 
+class CallRecord implements Call {
+  readonly started = performance.now()
+  operation: string | undefined = undefined
+  outcome: string | undefined = undefined
+  code: string | undefined = undefined
+  span: Tracer.Span | undefined = undefined
+  constructor(
+    readonly requestId: string,
+    readonly style: Style,
+    readonly method: string,
+    readonly path: string
+  ) {}
+  get traced() {
+    return this.span !== undefined
+  }
+}
+
 const calls = new WeakMap<object, Call>()
 
-export const beginCall = (request: Request, requestId: string): Call => {
-  const call: Call = {
-    requestId,
-    style: styleOf(request),
-    method: request.method ?? "",
-    path: (request.url ?? "/").split("?", 1)[0]!,
-    started: performance.now(),
-    operation: undefined,
-    outcome: undefined,
-    code: undefined,
-    span: undefined,
-    traced: false
-  }
+export const beginCall = (request: Request, requestId: string, path: string): Call => {
+  const call = new CallRecord(requestId, styleOf(request, path), request.method ?? "", path)
   calls.set(request, call)
   return call
 }
@@ -63,8 +71,12 @@ export const beginCall = (request: Request, requestId: string): Call => {
 /** The call of a request the pipeline saw (a Node request, in either HTTP version). */
 export const callOf = (request: object): Call | undefined => calls.get(request)
 
+const codeNames = Object.fromEntries(
+  Object.entries(errorTable).map(([kind, wire]) => [kind, codeToString(wire.connect)])
+) as Record<FailureKind, string>
+
 /** Connect's name of a failure kind's code (`invalid_argument`), or `ok`. */
-export const codeName = (kind: FailureKind | "ok"): string => (kind === "ok" ? "ok" : codeToString(errorTable[kind].connect))
+export const codeName = (kind: FailureKind | "ok"): string => (kind === "ok" ? "ok" : codeNames[kind])
 
 /** Records what the wire says of a call, once: the first answer is the one the caller got. */
 export const answered = (request: object, code: string): void => {

@@ -1,6 +1,6 @@
 import type { Request, RequestHandler, Response } from "./PortListener.js"
 import type { CallTelemetry } from "./CallTelemetry.js"
-import { beginCall } from "./Calls.js"
+import { beginCall, pathOf } from "./Calls.js"
 import { assignRequestId } from "./RequestId.js"
 
 /** A step of the pipeline: true when it has answered the request itself, false to let it on. */
@@ -40,10 +40,10 @@ export interface PortPipeline {
 export const portPipeline = (steps: PortPipeline): RequestHandler => (request, response) => {
   const requestId = assignRequestId(request, response)
   if (steps.cors(request, response) || steps.probes(request, response)) return
-  const path = (request.url ?? "/").split("?", 1)[0]!
+  const path = pathOf(request)
   if (steps.isHealth(path)) return steps.health(request, response)
   if (path === "/metrics") return void (steps.authentication(request, response) || steps.metrics(request, response))
-  const call = beginCall(request, requestId)
+  const call = beginCall(request, requestId, path)
   steps.telemetry.started(call, request, response)
   response.once("close", () => steps.telemetry.finished(call, response))
   if (steps.authentication(request, response) || steps.admission(request, response)) return

@@ -6,10 +6,9 @@ import type * as Rpc from "@effect/rpc/Rpc"
 import type * as RpcGroup from "@effect/rpc/RpcGroup"
 import * as RpcSerialization from "@effect/rpc/RpcSerialization"
 import * as RpcServer from "@effect/rpc/RpcServer"
-import { Context, Effect, Either, FiberRef, Schema } from "effect"
+import { Context, Effect, Either, Schema } from "effect"
 import { InvalidArgument } from "../../domain/Errors.js"
 import { validate } from "../../domain/Validation.js"
-import { CurrentCallNote } from "../../operations/Operation.js"
 import { boundedBody } from "../http/BoundedBody.js"
 import { callOf } from "../http/Calls.js"
 import { requestIdIn } from "../http/RequestId.js"
@@ -198,15 +197,15 @@ export const rpcEndpoint = <Rpcs extends Rpc.Any>(group: RpcGroup.RpcGroup<Rpcs>
       const frame = readFrame(body, tags)
       if (typeof frame === "string") return invalid(frame)
       // @effect/rpc runs handlers in its server's fiber, not this one: the call is noted from its frames.
-      const note = yield* FiberRef.get(CurrentCallNote)
-      if (note !== undefined) note.operation = frame["tag"] as string
+      const call = callOf(NodeHttpServerRequest.toIncomingMessage(request))
+      if (call !== undefined) call.operation = frame["tag"] as string
       const shape = checks.get(frame["tag"] as string)!(frame["payload"])
       if (Either.isLeft(shape)) {
-        if (note !== undefined) note.outcome = "InvalidArgument"
+        if (call !== undefined) call.outcome = "InvalidArgument"
         return failureFrame(frame["id"], shape.left)
       }
       // @effect/rpc makes the handler's span a child of the frame's trace fields: the call's own span.
-      const span = callOf(NodeHttpServerRequest.toIncomingMessage(request))?.span
+      const span = call?.span
       const forwarded = span === undefined
         ? body
         : JSON.stringify({ ...frame, traceId: span.traceId, spanId: span.spanId, sampled: span.sampled })
@@ -214,7 +213,7 @@ export const rpcEndpoint = <Rpcs extends Rpc.Any>(group: RpcGroup.RpcGroup<Rpcs>
         new Request(new URL(request.url, "http://localhost"), { method: request.method, headers: request.headers, body: forwarded })
       )
       const response = withoutDefectDetail(yield* Effect.provideService(rpcApp, HttpServerRequest.HttpServerRequest, read))
-      if (note !== undefined) note.outcome = outcomeOfFrames(response)
+      if (call !== undefined) call.outcome = outcomeOfFrames(response)
       return response
     }).pipe(Effect.catchTags({
       BodyTooLarge: (tooLarge) =>
