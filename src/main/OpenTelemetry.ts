@@ -3,8 +3,9 @@ import { type DiagLogger, diag, DiagLogLevel } from "@opentelemetry/api"
 import { OTLPMetricExporter } from "@opentelemetry/exporter-metrics-otlp-proto"
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-proto"
 import { PeriodicExportingMetricReader } from "@opentelemetry/sdk-metrics"
-import { BatchSpanProcessor } from "@opentelemetry/sdk-trace-base"
-import { Config, Effect, Layer, Option, Runtime } from "effect"
+import { ExportResultCode } from "@opentelemetry/core"
+import { BatchSpanProcessor, type ReadableSpan, type SpanExporter } from "@opentelemetry/sdk-trace-base"
+import { Config, Effect, Layer, Metric, MetricLabel, Option, Runtime } from "effect"
 import { oneOf, optionalVariable, positive } from "./Variables.js"
 
 /**
@@ -79,16 +80,56 @@ const namesService = Config.all([
   Config.string("OTEL_RESOURCE_ATTRIBUTES").pipe(Config.withDefault(""))
 ]).pipe(Config.map(([name, attributes]) => Option.isSome(name) || /(^|,)\s*service\.name\s*=/.test(attributes)))
 
+/**
+ * Spans that never reached the collector: `queue_full` when the batch queue (OTEL_BSP_MAX_QUEUE_SIZE)
+ * had no room (the collector slower than the calls), `export_failed` when the collector refused
+ * them or could not be reached.
+ */
+export const spansDropped = Metric.counter("onboarding_trace_spans_dropped_total", {
+  description: "Spans not delivered to the OTLP collector, by reason (queue_full, export_failed)"
+})
+
+const queueFull = [MetricLabel.make("reason", "queue_full")]
+const exportFailed = [MetricLabel.make("reason", "export_failed")]
+
+// The batch processor's only word of the spans it drops for want of room (its count since the last one).
+const droppedForRoom = /^Dropped (\d+) spans because maxQueueSize reached/
+
+/** The exporter, counting the spans of each batch it could not deliver. */
+const counted = (exporter: SpanExporter): SpanExporter => ({
+  export: (spans: Array<ReadableSpan>, done) =>
+    exporter.export(spans, (result) => {
+      if (result.code !== ExportResultCode.SUCCESS) spansDropped.unsafeUpdate(spans.length, exportFailed)
+      done(result)
+    }),
+  shutdown: () => exporter.shutdown(),
+  forceFlush: () => exporter.forceFlush?.() ?? Promise.resolve()
+})
+
+/** The SDK's global error handler hands on an error as its JSON, stack and all: its message says enough. */
+const plain = (message: string): string => {
+  if (!message.startsWith("{")) return message
+  try {
+    const parsed: unknown = JSON.parse(message)
+    return typeof parsed === "object" && parsed !== null && "message" in parsed ? String(parsed.message) : message
+  } catch {
+    return message
+  }
+}
+
 /** The SDK's own complaints (an unreachable collector, dropped spans) as log lines, at most one a minute each. */
 const diagnostics = <R>(runtime: Runtime.Runtime<R>): DiagLogger => {
   const run = Runtime.runFork(runtime)
   const last = new Map<string, number>()
   const say = (level: "warning" | "error") => (message: string, ...args: Array<unknown>) => {
-    const key = message.slice(0, 60)
+    const dropped = droppedForRoom.exec(message)
+    if (dropped !== null) spansDropped.unsafeUpdate(Number(dropped[1]), queueFull)
+    // Counts apart, one kind of complaint is one line a minute.
+    const key = message.slice(0, 60).replace(/\d+/g, "N")
     const now = Date.now()
     if ((last.get(key) ?? 0) > now - 60_000) return
     last.set(key, now)
-    const text = [message, ...args.map((arg) => (arg instanceof Error ? arg.message : String(arg)))].join(" ")
+    const text = [plain(message), ...args.map((arg) => (arg instanceof Error ? arg.message : String(arg)))].join(" ")
     run(level === "error" ? Effect.logError(`OpenTelemetry: ${text}`) : Effect.logWarning(`OpenTelemetry: ${text}`))
   }
   const quiet = () => {}
@@ -98,7 +139,8 @@ const diagnostics = <R>(runtime: Runtime.Runtime<R>): DiagLogger => {
 /**
  * OpenTelemetry for a process named `name` (`org`, ..., `all`): service `onboarding-<name>` unless
  * OTEL_SERVICE_NAME or OTEL_RESOURCE_ATTRIBUTES says otherwise. Spans are batched (a bounded queue:
- * when the collector is slow or gone, spans are dropped and the drop logged, calls never wait);
+ * when the collector is slow or gone, spans are dropped, counted and the drop logged, calls never
+ * wait);
  * the process's metrics (the same as /metrics shows) are read and sent every interval. Both are
  * flushed when the process stops.
  */
@@ -108,7 +150,7 @@ export const openTelemetryLayer = (name: string, otlp: OtlpExport) =>
     diag.setLogger(diagnostics(runtime), DiagLogLevel.WARN)
     const named = yield* namesService
     return NodeSdk.layer(() => ({
-      ...(otlp.traces ? { spanProcessor: new BatchSpanProcessor(new OTLPTraceExporter()) } : {}),
+      ...(otlp.traces ? { spanProcessor: new BatchSpanProcessor(counted(new OTLPTraceExporter())) } : {}),
       ...(otlp.metrics
         ? {
           metricReader: new PeriodicExportingMetricReader({

@@ -1,6 +1,8 @@
 import { create, toBinary } from "@bufbuild/protobuf"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { randomBytes, randomUUID } from "node:crypto"
+import * as net from "node:net"
+import type { AddressInfo } from "node:net"
 import { GetOrgRequestSchema } from "../../src/gen/org/v1beta1/org_pb.js"
 import { envelope, grpcRaw } from "../reliability/support/wire.js"
 import { otlpReceiver, type ReceivedSpan } from "./support/OtlpReceiver.js"
@@ -40,7 +42,9 @@ afterAll(async () => {
 const callerTrace = () => {
   const traceId = randomBytes(16).toString("hex")
   const spanId = randomBytes(8).toString("hex")
-  return { traceId, spanId, traceparent: `00-${traceId}-${spanId}-01` }
+  // Vendors' entries (W3C tracestate): carried on by every span of the call.
+  const traceState = `vendor=${spanId.slice(0, 8)},other=x`
+  return { traceId, spanId, traceState, traceparent: `00-${traceId}-${spanId}-01`, tracestate: traceState }
 }
 
 const spansOf = async (traceId: string, atLeast: number): Promise<Array<ReceivedSpan>> => {
@@ -130,41 +134,40 @@ describe("traces over OTLP", () => {
 
   it("every style continues the caller's trace with a server span named after its operation or route", async () => {
     const org = `http://127.0.0.1:${ports.org}`
-    const calls: Array<readonly [string, string, (traceparent: string) => Promise<unknown>]> = [
-      ["rest", "GET /orgs/{id}", (traceparent) => fetch(`${org}/orgs/${orgId}`, { headers: { traceparent } })],
-      ["grpc", "org.v1beta1.OrgService/GetOrg", (traceparent) =>
-        grpcRaw(org, "org.v1beta1.OrgService/GetOrg", envelope(toBinary(GetOrgRequestSchema, create(GetOrgRequestSchema, { id: orgId }))), {
-          traceparent
-        })],
-      ["grpc-web", "org.v1beta1.OrgService/GetOrg", (traceparent) =>
+    const calls: Array<readonly [string, string, (trace: Record<string, string>) => Promise<unknown>]> = [
+      ["rest", "GET /orgs/{id}", (trace) => fetch(`${org}/orgs/${orgId}`, { headers: trace })],
+      ["grpc", "org.v1beta1.OrgService/GetOrg", (trace) =>
+        grpcRaw(org, "org.v1beta1.OrgService/GetOrg", envelope(toBinary(GetOrgRequestSchema, create(GetOrgRequestSchema, { id: orgId }))), trace)],
+      ["grpc-web", "org.v1beta1.OrgService/GetOrg", (trace) =>
         fetch(`${org}/org.v1beta1.OrgService/GetOrg`, {
           method: "POST",
-          headers: { "content-type": "application/grpc-web+proto", traceparent },
+          headers: { "content-type": "application/grpc-web+proto", ...trace },
           body: envelope(toBinary(GetOrgRequestSchema, create(GetOrgRequestSchema, { id: orgId })))
         })],
-      ["graphql", "POST /graphql", (traceparent) =>
+      ["graphql", "POST /graphql", (trace) =>
         fetch(`${org}/graphql`, {
           method: "POST",
-          headers: { "content-type": "application/json", traceparent },
+          headers: { "content-type": "application/json", ...trace },
           body: JSON.stringify({ query: `{ org(id: "${orgId}") { org { name } } }` })
         })],
-      ["rpc", "POST /rpc", (traceparent) =>
+      ["rpc", "POST /rpc", (trace) =>
         fetch(`${org}/rpc`, {
           method: "POST",
-          headers: { "content-type": "application/json", traceparent },
+          headers: { "content-type": "application/json", ...trace },
           body: JSON.stringify({ _tag: "Request", id: "1", tag: "GetOrg", payload: { id: orgId }, headers: [] })
         })]
     ]
     for (const [style, name, call] of calls) {
       const caller = callerTrace()
-      await call(caller.traceparent)
+      await call({ traceparent: caller.traceparent, tracestate: caller.tracestate })
       const spans = await spansOf(caller.traceId, 4)
       const server = spans.find((span) => span.kind === 2)
-      expect(server, style).toMatchObject({ name, parentSpanId: caller.spanId })
+      expect(server, style).toMatchObject({ name, parentSpanId: caller.spanId, traceState: caller.traceState })
       expect(server!.attributes["onboarding.style"], style).toBe(style)
       expect(server!.attributes["onboarding.code"], style).toBe("ok")
       const select = spans.find((span) => span.name === "sql.execute")
       expect(select, style).toBeDefined()
+      expect(select!.traceState, style).toBe(caller.traceState)
       const chain = ancestry(spans, select!)
       expect(chain[0]).toBe("sql.execute")
       expect(chain.at(-1), style).toBe(name)
@@ -220,29 +223,43 @@ describe("the trace exporter never holds a call up", () => {
     return { process, org: `http://127.0.0.1:${org}` }
   }
 
-  it("a collector that is not there: calls answer as usual, and the exporter's trouble is logged, not thrown", async () => {
-    const nobody = await freePort()
+  it("a collector that never answers: calls answer as usual, and the exporter's trouble is logged and counted, not thrown", async () => {
+    // Takes connections and says nothing: each export waits out its timeout while spans pile up.
+    const silent = net.createServer(() => {})
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve))
     const { org, process } = await start({
-      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${nobody}`,
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`,
       OTEL_BSP_SCHEDULE_DELAY: "50",
+      OTEL_BSP_MAX_QUEUE_SIZE: "8",
+      OTEL_BSP_MAX_EXPORT_BATCH_SIZE: "4",
       OTEL_EXPORTER_OTLP_TIMEOUT: "200"
     })
+    const create = () =>
+      fetch(`${org}/orgs/${randomUUID()}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ name: "Acme" })
+      })
+    let dropped: Record<string, number> = {}
     try {
-      for (let i = 0; i < 20; i++) {
-        const reply = await fetch(`${org}/orgs/${randomUUID()}`, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify({ name: "Acme" })
-        })
-        expect(reply.status).toBe(200)
-      }
+      for (let i = 0; i < 20; i++) expect((await create()).status).toBe(200)
       await new Promise((resolve) => setTimeout(resolve, 1_000))
+      // The batch processor tells of spans it had no room for when it next has room.
+      expect((await create()).status).toBe(200)
+      const metrics = await (await fetch(`${org}/metrics`)).text()
+      dropped = Object.fromEntries(
+        [...metrics.matchAll(/^onboarding_trace_spans_dropped_total\{reason="(\w+)"\} (\d+)$/gm)].map(([, reason, count]) => [reason, Number(count)])
+      )
     } finally {
       expect(await stopProcess(process)).toBe(0)
+      silent.close()
     }
+    // 21 calls of at least three spans each, through a queue of 8 to a collector that is not there.
+    expect(dropped["queue_full"]).toBeGreaterThan(0)
+    expect(dropped["export_failed"]).toBeGreaterThan(0)
     const warnings = process.output().split("\n").filter((line) => line.includes("OpenTelemetry:"))
     expect(warnings.length).toBeGreaterThanOrEqual(1)
-    expect(warnings.length).toBeLessThanOrEqual(3) // once a minute each, not once per export
+    expect(warnings.length).toBeLessThanOrEqual(4) // once a minute each kind, not once per export or drop
   }, 60_000)
 
   it("spans still queued when the process is told to stop are flushed before it exits", async () => {

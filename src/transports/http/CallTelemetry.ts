@@ -1,5 +1,6 @@
 import * as Headers from "@effect/platform/Headers"
 import * as HttpTraceContext from "@effect/platform/HttpTraceContext"
+import { makeExternalSpan } from "@effect/opentelemetry/Tracer"
 import { Code } from "@connectrpc/connect"
 import { codeFromString } from "@connectrpc/connect/protocol-connect"
 import {
@@ -72,6 +73,19 @@ const spanOf = (call: Call, route: (method: string, path: string) => string | un
 }
 
 /**
+ * The caller's span, from W3C Trace Context headers (HTTP headers, and gRPC metadata, which are
+ * the same on the wire): `traceparent` for the trace and the caller's span, and `tracestate`, the
+ * vendors' entries, which the call's spans carry on (the platform's reader keeps only the first).
+ */
+const callerSpan = (headers: Request["headers"]) => {
+  const parent = HttpTraceContext.fromHeaders(Headers.fromInput(headers as Record<string, string>))
+  const state = headers["tracestate"]
+  if (Option.isNone(parent) || state === undefined || state === "") return Option.getOrUndefined(parent)
+  const { sampled, spanId, traceId } = parent.value
+  return makeExternalSpan({ traceId, spanId, traceFlags: sampled ? 1 : 0, traceState: Array.isArray(state) ? state.join(",") : state })
+}
+
+/**
  * What happens as a call begins and ends on the port of `service`: the metrics above, and, unless
  * `accessLog` is off, one log line per call through the process's logger (so in JSON when the
  * process logs JSON) with its request id, style, operation, method, path, status, code and
@@ -122,10 +136,9 @@ export const callTelemetry = <R>(
     started: (call, request, response) => {
       callsInFlight.unsafeUpdate(1, inFlight(call))
       if (!tracing) return
-      // The caller's trace continues (W3C traceparent, in HTTP headers and gRPC metadata alike).
-      const parent = HttpTraceContext.fromHeaders(Headers.fromInput(request.headers as Record<string, string>))
+      // The caller's trace continues.
       const { attributes, name } = spanOf(call, route)
-      const span = run(Effect.makeSpan(name, { kind: "server", attributes, parent: Option.getOrUndefined(parent) }))
+      const span = run(Effect.makeSpan(name, { kind: "server", attributes, parent: callerSpan(request.headers) }))
       call.span = span
       // Trace Context Level 2: the caller learns the trace id of its call.
       response.setHeader("traceresponse", `00-${span.traceId}-${span.spanId}-${span.sampled ? "01" : "00"}`)

@@ -15,6 +15,8 @@ export interface ReceivedSpan {
   readonly traceId: string
   readonly spanId: string
   readonly parentSpanId: string
+  /** W3C tracestate, as the span carries it on. */
+  readonly traceState: string
   readonly name: string
   /** 1 internal, 2 server, 3 client. */
   readonly kind: number
@@ -66,6 +68,7 @@ export const otlpReceiver = async () => {
                 traceId: hex(span.traceId),
                 spanId: hex(span.spanId),
                 parentSpanId: hex(span.parentSpanId),
+                traceState: span.traceState ?? "",
                 name: span.name,
                 kind: span.kind,
                 status: span.status?.code ?? 0,
