@@ -56,7 +56,10 @@ export const notedAs = (tag: string) => <A, E, R>(run: Effect.Effect<A, E, R>): 
   Effect.flatMap(FiberRef.get(CurrentCallNote), (note) => (note === undefined ? run : noted(note, tag, run)))
 
 const noted = <A, E, R>(note: CallNote, tag: string, run: Effect.Effect<A, E, R>) => {
-  note.operation = note.operation === undefined || note.operation === tag ? tag : `${note.operation},${tag}`
+  // Each operation named once, in the order first run: a metric label, so its values stay few
+  // however many fields a GraphQL document repeats.
+  if (note.operation === undefined) note.operation = tag
+  else if (!note.operation.split(",").includes(tag)) note.operation = `${note.operation},${tag}`
   const spanned = note.traced
     ? Effect.withSpan(run, tag, { kind: "internal", captureStackTrace: false, attributes: { "onboarding.operation": tag } })
     : run

@@ -26,16 +26,21 @@ export const workflowOutcomes = Metric.counter("onboarding_workflows_total", {
   description: "CreateOnboardingWorkflow outcomes: created, replayed (answered from an earlier run), refused (the id holds another request), failed"
 })
 
+const outcomes = {
+  created: Metric.tagged(workflowOutcomes, "outcome", "created"),
+  replayed: Metric.tagged(workflowOutcomes, "outcome", "replayed"),
+  refused: Metric.tagged(workflowOutcomes, "outcome", "refused"),
+  failed: Metric.tagged(workflowOutcomes, "outcome", "failed")
+}
+
 const countOutcome = (exit: Exit.Exit<unknown, unknown>, replayed: boolean) =>
-  Metric.increment(Metric.tagged(
-    workflowOutcomes,
-    "outcome",
+  Metric.increment(
     Exit.isSuccess(exit)
-      ? (replayed ? "replayed" : "created")
+      ? (replayed ? outcomes.replayed : outcomes.created)
       : Option.exists(Cause.failureOption(exit.cause), (error) => error instanceof AlreadyExists)
-      ? "refused"
-      : "failed"
-  ))
+      ? outcomes.refused
+      : outcomes.failed
+  )
 
 export class Onboarding extends Effect.Service<Onboarding>()("Onboarding", {
   effect: Effect.gen(function*() {

@@ -30,6 +30,16 @@ export const transientFailures = Metric.counter("onboarding_db_transient_failure
   description: "Transient database failures met (each retried, up to the schedule), by SQLSTATE or Node error code"
 })
 
+/**
+ * Each attempt a span of its own when traced: a retried one shows the SQLSTATE that ended it.
+ * Untraced, no span at all: even a no-op span costs a context copy per attempt.
+ */
+const attempt = <A, E, R>(self: Effect.Effect<A, E, R>) =>
+  Effect.flatMap(
+    FiberRef.get(FiberRef.currentTracerEnabled),
+    (traced) => (traced ? Effect.withSpan(self, "database attempt", { captureStackTrace: false }) : self)
+  )
+
 /** True for failures that a later attempt may not see: the transaction or connection, not the request. */
 export const isTransient = (error: SqlError.SqlError): boolean => {
   for (const cause of causes(error)) {
@@ -142,7 +152,5 @@ export const databaseOperation = <A, E, R>(
   return Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (transaction) =>
     transaction._tag === "Some"
       ? classified
-      // Each attempt a span of its own: a retried one shows the SQLSTATE that ended it.
-      : Effect.flatMap(OperationBudget, (budget) =>
-        withinBudget(retryingTransient(Effect.withSpan(classified, "database attempt", { captureStackTrace: false })), budget)))
+      : Effect.flatMap(OperationBudget, (budget) => withinBudget(retryingTransient(attempt(classified)), budget)))
 }

@@ -123,15 +123,18 @@ export const callTelemetry = <R>(
     for (const logger of loggers) logger.log(options)
   }
   const serviceLabel = MetricLabel.make("service", service)
-  const flightLabels = new Map<string, ReadonlyArray<MetricLabel.MetricLabel>>()
-  const inFlight = (call: Call) => {
-    let labels = flightLabels.get(call.style)
+  // Label sets made once each: a metric's update with labels made anew costs a hash of its key.
+  const labelSets = new Map<string, ReadonlyArray<MetricLabel.MetricLabel>>()
+  const labelled = (...pairs: ReadonlyArray<readonly [string, string]>) => {
+    const key = pairs.flat().join("\0")
+    let labels = labelSets.get(key)
     if (labels === undefined) {
-      labels = [serviceLabel, MetricLabel.make("style", call.style)]
-      flightLabels.set(call.style, labels)
+      labels = [serviceLabel, ...pairs.map(([name, value]) => MetricLabel.make(name, value))]
+      labelSets.set(key, labels)
     }
     return labels
   }
+  const inFlight = (call: Call) => labelled(["style", call.style])
   return {
     started: (call, request, response) => {
       callsInFlight.unsafeUpdate(1, inFlight(call))
@@ -147,10 +150,9 @@ export const callTelemetry = <R>(
       const seconds = (performance.now() - call.started) / 1000
       const code = finalCode(call, response)
       const operation = call.operation ?? "none"
-      const labels = [serviceLabel, MetricLabel.make("operation", operation), MetricLabel.make("style", call.style)]
       callsInFlight.unsafeUpdate(-1, inFlight(call))
-      callsTotal.unsafeUpdate(1, [...labels, MetricLabel.make("code", code)])
-      callDuration.unsafeUpdate(seconds, labels)
+      callsTotal.unsafeUpdate(1, labelled(["operation", operation], ["style", call.style], ["code", code]))
+      callDuration.unsafeUpdate(seconds, labelled(["operation", operation], ["style", call.style]))
       const span = call.span
       if (span !== undefined) {
         span.attribute("http.response.status_code", response.statusCode)
