@@ -29,8 +29,14 @@ const doubling = (levels: number) => {
   return `${text} fragment F${levels} on Query { __typename }`
 }
 
-const operationCost = (document: DocumentNode) =>
+const operationCosts = (document: DocumentNode) =>
   [...definitionCosts(document)].find(([definition]) => definition.kind === "OperationDefinition")![1]
+
+/** What an operation asks of the service's own types (the introspection track apart). */
+const operationCost = (document: DocumentNode) => {
+  const { depth, fields } = operationCosts(document)
+  return { depth, fields }
+}
 
 const millis = <A>(f: () => A): [A, number] => {
   const start = performance.now()
@@ -174,6 +180,54 @@ describe("GraphQL query limits", () => {
     },
     { fastCheck: { numRuns: 100 } }
   )
+})
+
+describe("GraphQL introspection, within bounds of its own", () => {
+  const limits = { maxDepth: 8, maxFields: 100 }
+  const everyOption = {
+    descriptions: true,
+    specifiedByUrl: true,
+    directiveIsRepeatable: true,
+    schemaDescription: true,
+    inputValueDeprecation: true,
+    oneOf: true
+  }
+  /** The standard query `copies` times in one operation, each under its own alias. */
+  const aliased = (copies: number) => {
+    const query = getIntrospectionQuery(everyOption)
+    const fragments = query.slice(query.indexOf("fragment FullType"))
+    const selection = query.slice(query.indexOf("__schema"), query.indexOf("fragment FullType")).trim().replace(/\}\s*$/, "")
+    return `query { ${Array.from({ length: copies }, (_, i) => `s${i}: ${selection}`).join(" ")} } ${fragments}`
+  }
+
+  it("the standard introspection query (graphql-js's, what GraphiQL sends) passes the default limits on a track of its own", () => {
+    const document = parse(getIntrospectionQuery(everyOption))
+    expect(limitErrors(document, limits)).toEqual([])
+    expect(operationCosts(document)).toEqual({ depth: 1, fields: 0, introspection: { depth: 14, fields: 230 } })
+    // Its fragments are on introspection types: their fields count on that track too.
+    const fullType = [...definitionCosts(document)].find(([d]) => d.kind === "FragmentDefinition" && d.name.value === "FullType")![1]
+    expect(fullType).toMatchObject({ depth: 0, fields: 0, introspection: { fields: 177 } })
+  })
+
+  it("more than one copy of it in an operation is refused, and so is an alias bomb in a fragment on an introspection type", () => {
+    expect(limitErrors(parse(aliased(1)), limits)).toEqual([])
+    expect(limitErrors(parse(aliased(2)), limits).map((e) => e.message)).toEqual([
+      "the operation's introspection selects 460 fields; at most 300 are allowed"
+    ])
+    const bomb = `{ ...Q } fragment Q on Query { __typename } fragment T on __Type { ${
+      Array.from({ length: 310 }, (_, i) => `a${i}: name`).join(" ")
+    } }`
+    expect(limitErrors(parse(bomb, { maxTokens: 10_000 }), limits).map((e) => e.message)).toEqual([
+      "fragment T's introspection selects 310 fields; at most 300 are allowed"
+    ])
+  })
+
+  it("introspection does not lift the limits on the service's own fields beside it", () => {
+    const beside = `{ __schema { queryType { name } } ${Array.from({ length: 101 }, (_, i) => `a${i}: __typename`).join(" ")} }`
+    expect(limitErrors(parse(beside), limits).map((e) => e.message)).toEqual([
+      "the operation selects 101 fields; at most 100 are allowed"
+    ])
+  })
 })
 
 describe("GraphQL document bounds", () => {

@@ -8,11 +8,30 @@ export interface QueryLimits {
   readonly maxFields: number
 }
 
-/** A definition with its fragments expanded: field nesting (the root counts 1) and fields selected. */
-export interface Cost {
+/** A depth (field nesting; an operation's root counts 1) and a count of fields selected. */
+export interface Measure {
   readonly depth: number
   readonly fields: number
 }
+
+/**
+ * A definition with its fragments expanded, on two tracks: what it asks of the service's own
+ * types, and what it asks of the schema's introspection (below `__schema` and `__type`, and in
+ * fragments on the `__` types), which tools send as one large standard query: graphql-js's
+ * `getIntrospectionQuery()` (GraphiQL, code generators) is 15 levels and 220 fields, past any
+ * sensible bound for the service's own types. Introspection is held to bounds of its own
+ * (introspectionLimits), and graphql-js's MaxIntrospectionDepthRule stops its recursive lists.
+ */
+export interface Cost extends Measure {
+  readonly introspection: Measure
+}
+
+/**
+ * The bounds on the introspection track: the standard query with every option (230 fields, 15
+ * levels) fits with room to spare, two copies of it do not, and the document bounds
+ * (DocumentBounds.ts) hold the text to what such a query needs.
+ */
+export const introspectionLimits: QueryLimits = { maxDepth: 20, maxFields: 300 }
 
 /**
  * Counts stop here. A few hundred bytes of fragments that each spread the next one twice stand
@@ -22,7 +41,18 @@ export const countCap = 1_000_000
 
 const plus = (a: number, b: number) => Math.min(a + b, countCap)
 
+const zero: Measure = { depth: 0, fields: 0 }
+
+/** Siblings: the deeper one's depth, every field. */
+const beside = (a: Measure, b: Measure): Measure => ({ depth: Math.max(a.depth, b.depth), fields: plus(a.fields, b.fields) })
+
 type Definition = OperationDefinitionNode | FragmentDefinitionNode
+
+const introspectionFields = new Set(["__schema", "__type"])
+
+/** Fragments on `__Type`, `__Field`, ...: only introspection can use them. */
+const onIntrospectionType = (typeCondition: { readonly name: { readonly value: string } } | undefined) =>
+  typeCondition?.name.value.startsWith("__") === true
 
 /**
  * Each operation's and each fragment's cost, in time linear in the document: a fragment is
@@ -30,7 +60,8 @@ type Definition = OperationDefinitionNode | FragmentDefinitionNode
  * 2^n work for n fragments that each spread the next one twice). A spread of an unknown fragment counts nothing, as does one of a
  * fragment still being measured: that is a cycle, NoFragmentCyclesRule's error to report. The
  * recursion goes as deep as the document nests and its fragments chain, both bounded by the
- * token count before a document gets here (documentBounds).
+ * token count before a document gets here (documentBounds). A fragment's track is its own (its
+ * type condition's), wherever it is spread.
  */
 export const definitionCosts = (document: DocumentNode): ReadonlyMap<Definition, Cost> => {
   const fragments = new Map<string, FragmentDefinitionNode>()
@@ -42,53 +73,69 @@ export const definitionCosts = (document: DocumentNode): ReadonlyMap<Definition,
   const measured = new Map<string, Cost>()
   const measuring = new Set<string>()
 
-  const fragmentCost = (name: string): Cost | undefined => {
+  const fragmentCost = (fragment: FragmentDefinitionNode): Cost => {
+    const introspective = onIntrospectionType(fragment.typeCondition)
+    return selectionSetCost(fragment.selectionSet, introspective)
+  }
+
+  const spreadCost = (name: string): Cost | undefined => {
     const known = measured.get(name)
     if (known !== undefined) return known
     const fragment = fragments.get(name)
     if (fragment === undefined || measuring.has(name)) return undefined
     measuring.add(name)
-    const cost = selectionSetCost(fragment.selectionSet)
+    const cost = fragmentCost(fragment)
     measuring.delete(name)
     measured.set(name, cost)
     return cost
   }
 
   // Depth here is the levels below the selection set; a definition's own level is added at the end.
-  const selectionSetCost = (selectionSet: SelectionSetNode): Cost => {
-    let depth = 0
-    let fields = 0
+  const selectionSetCost = (selectionSet: SelectionSetNode, introspective: boolean): Cost => {
+    let own = zero
+    let introspection = zero
+    const add = (inner: Cost) => {
+      own = beside(own, inner)
+      introspection = beside(introspection, inner.introspection)
+    }
     for (const selection of selectionSet.selections) {
-      let inner: Cost | undefined
       if (selection.kind === "Field") {
-        fields = plus(fields, 1)
-        if (selection.selectionSet !== undefined) {
-          const below = selectionSetCost(selection.selectionSet)
-          inner = { depth: plus(below.depth, 1), fields: below.fields }
-        }
+        // `__schema` and `__type` open the introspection track, and count on it.
+        const track = introspective || introspectionFields.has(selection.name.value)
+        const below = selection.selectionSet === undefined
+          ? { ...zero, introspection: zero }
+          : selectionSetCost(selection.selectionSet, track)
+        const level = (measure: Measure): Measure => ({
+          depth: selection.selectionSet === undefined ? 0 : plus(measure.depth, 1),
+          fields: plus(measure.fields, 1)
+        })
+        add(track
+          ? { ...zero, introspection: level(below.introspection) }
+          : { ...level(below), introspection: below.introspection })
       } else if (selection.kind === "InlineFragment") {
-        inner = selectionSetCost(selection.selectionSet)
+        add(selectionSetCost(selection.selectionSet, introspective || onIntrospectionType(selection.typeCondition)))
       } else {
-        inner = fragmentCost(selection.name.value)
-      }
-      if (inner !== undefined) {
-        depth = Math.max(depth, inner.depth)
-        fields = plus(fields, inner.fields)
+        const spread = spreadCost(selection.name.value)
+        if (spread !== undefined) add(spread)
       }
     }
-    return { depth, fields }
+    return { ...own, introspection }
   }
+
+  /** A definition's own level: the root of an operation, the type of a fragment. */
+  const rooted = (cost: Cost, introspective: boolean): Cost =>
+    introspective
+      ? { ...cost, introspection: { ...cost.introspection, depth: plus(cost.introspection.depth, 1) } }
+      : { ...cost, depth: plus(cost.depth, 1) }
 
   const costs = new Map<Definition, Cost>()
   for (const definition of document.definitions) {
     if (definition.kind === "OperationDefinition") {
-      const { depth, fields } = selectionSetCost(definition.selectionSet)
-      costs.set(definition, { depth: plus(depth, 1), fields })
+      costs.set(definition, rooted(selectionSetCost(definition.selectionSet, false), false))
     } else if (definition.kind === "FragmentDefinition") {
       // A second fragment of the same name (UniqueFragmentNamesRule's error) is measured too.
-      const own = fragments.get(definition.name.value) === definition ? fragmentCost(definition.name.value) : undefined
-      const { depth, fields } = own ?? selectionSetCost(definition.selectionSet)
-      costs.set(definition, { depth: plus(depth, 1), fields })
+      const own = fragments.get(definition.name.value) === definition ? spreadCost(definition.name.value) : undefined
+      costs.set(definition, rooted(own ?? fragmentCost(definition), onIntrospectionType(definition.typeCondition)))
     }
   }
   return costs
@@ -108,25 +155,29 @@ const figure = (count: number) => (count >= countCap ? `${countCap} or more` : `
 export const limitErrors = (document: DocumentNode, limits: QueryLimits): ReadonlyArray<GraphQLError> => {
   const errors: Array<GraphQLError> = []
   const extensions = { code: errorTable.ResourceExhausted.graphql }
-  for (const [definition, { depth, fields }] of definitionCosts(document)) {
+  const check = (definition: Definition, measure: Measure, bounds: QueryLimits, what: string) => {
+    const subject = definition.kind === "OperationDefinition" ? `the operation${what}` : `fragment ${definition.name.value}${what}`
+    if (measure.depth > bounds.maxDepth) {
+      errors.push(
+        new GraphQLError(`${subject} is ${figure(measure.depth)} levels deep; at most ${bounds.maxDepth} are allowed`, {
+          nodes: definition,
+          extensions
+        })
+      )
+    }
+    if (measure.fields > bounds.maxFields) {
+      errors.push(
+        new GraphQLError(`${subject} selects ${figure(measure.fields)} fields; at most ${bounds.maxFields} are allowed`, {
+          nodes: definition,
+          extensions
+        })
+      )
+    }
+  }
+  for (const [definition, cost] of definitionCosts(document)) {
     if (errors.length >= maxErrors) break
-    const subject = definition.kind === "OperationDefinition" ? "the operation" : `fragment ${definition.name.value}`
-    if (depth > limits.maxDepth) {
-      errors.push(
-        new GraphQLError(`${subject} is ${figure(depth)} levels deep; at most ${limits.maxDepth} are allowed`, {
-          nodes: definition,
-          extensions
-        })
-      )
-    }
-    if (fields > limits.maxFields) {
-      errors.push(
-        new GraphQLError(`${subject} selects ${figure(fields)} fields; at most ${limits.maxFields} are allowed`, {
-          nodes: definition,
-          extensions
-        })
-      )
-    }
+    check(definition, cost, limits, "")
+    check(definition, cost.introspection, introspectionLimits, "'s introspection")
   }
   return errors
 }

@@ -1,0 +1,65 @@
+import { describe, expect, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { buildClientSchema, getIntrospectionQuery, type IntrospectionQuery, printSchema } from "graphql/index.js"
+import { licenseGraphql, orgGraphql, profileGraphql, workflowGraphql } from "../../src/transports/graphql/GraphqlApis.js"
+import { Services } from "../e2e/support/Servers.js"
+import { inProcessServers } from "../support/InProcessServers.js"
+
+/**
+ * The standard introspection query, as GraphiQL, Apollo Sandbox and code generators send it
+ * (graphql-js's getIntrospectionQuery, every option on), answered on every port under the
+ * default query limits, while the recursion it could be abused for stays refused.
+ */
+
+const introspection = getIntrospectionQuery({
+  descriptions: true,
+  specifiedByUrl: true,
+  directiveIsRepeatable: true,
+  schemaDescription: true,
+  inputValueDeprecation: true,
+  oneOf: true
+})
+
+const graphql = (url: string, query: string) =>
+  Effect.promise(async () => {
+    const response = await fetch(`${url}/graphql`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json" },
+      body: JSON.stringify({ query })
+    })
+    return { status: response.status, body: await response.json() as { data?: unknown; errors?: Array<{ message: string; extensions?: { code?: string } }> } }
+  })
+
+describe("GraphQL introspection under the default limits", () => {
+  layer(inProcessServers(), { timeout: 60_000, excludeTestServices: true })((it) => {
+    it.effect("every port answers the standard introspection query with its own schema, whole", () =>
+      Effect.gen(function*() {
+        const urls = yield* Services
+        const ports = [[urls.org, orgGraphql], [urls.profile, profileGraphql], [urls.license, licenseGraphql], [urls.workflow, workflowGraphql]] as const
+        for (const [url, api] of ports) {
+          const { body, status } = yield* graphql(url, introspection)
+          expect(body.errors, url).toBeUndefined()
+          expect(status).toBe(200)
+          // What a tool rebuilds from the answer is the schema the port serves.
+          expect(printSchema(buildClientSchema(body.data as IntrospectionQuery))).toBe(printSchema(api.schema))
+        }
+      }))
+
+    it.effect("introspection's recursive lists stay refused, and two copies of the query in one operation are too many", () =>
+      Effect.gen(function*() {
+        const { org } = yield* Services
+        const recursive = yield* graphql(org, "{ __schema { types { fields { type { fields { type { fields { name } } } } } } } }")
+        expect(recursive.body.data).toBeUndefined()
+        expect(recursive.body.errors?.[0]?.message).toBe("Maximum introspection depth exceeded")
+
+        const selection = introspection.slice(introspection.indexOf("__schema"), introspection.indexOf("fragment FullType")).trim()
+          .replace(/\}\s*$/, "")
+        const twice = `query { a: ${selection} b: ${selection} } ${introspection.slice(introspection.indexOf("fragment FullType"))}`
+        const refused = yield* graphql(org, twice)
+        expect(refused.body.errors?.[0]).toMatchObject({
+          message: "the operation's introspection selects 460 fields; at most 300 are allowed",
+          extensions: { code: "RESOURCE_EXHAUSTED" }
+        })
+      }))
+  })
+})
