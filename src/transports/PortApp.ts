@@ -16,6 +16,7 @@ import { graphqlHandler } from "./graphql/GraphqlApis.js"
 import { corsPolicy } from "./http/Cors.js"
 import { inFlightLimit } from "./http/InFlightLimit.js"
 import { probes } from "./http/Probes.js"
+import { pages } from "./pages/Pages.js"
 import { isRpcPath } from "./http/Calls.js"
 import { bearerAuth } from "./http/BearerAuth.js"
 import { portPipeline } from "./http/PortPipeline.js"
@@ -104,6 +105,7 @@ export const portApp = <R, Rpcs extends Rpc.Any>(api: ServiceApi<R, Rpcs>, optio
     return portPipeline({
       cors: corsPolicy(options.corsOrigins),
       probes: probes(isReady),
+      pages,
       isHealth: (path) => healthPaths.has(path),
       health: connect,
       authentication: bearerAuth(options.apiToken),

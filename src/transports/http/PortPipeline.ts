@@ -11,6 +11,8 @@ export interface PortPipeline {
   readonly cors: Step
   /** `GET /healthz` and `GET /readyz`. */
   readonly probes: Step
+  /** The pages for people (GraphiQL, `/docs`) and their assets: open, they hold no data. */
+  readonly pages: Step
   /** Whether a path is gRPC health, which `health` serves. */
   readonly isHealth: (path: string) => boolean
   readonly health: RequestHandler
@@ -28,7 +30,7 @@ export interface PortPipeline {
 
 /**
  * Every call on a port, in every style, passes here first, in this order: it gets its request id;
- * CORS; the probes; gRPC health, which is open and needs no place under the in-flight limit (a
+ * CORS; the probes; the pages for people; gRPC health, which is open and needs no place under the in-flight limit (a
  * saturated port still says it is alive); `/metrics`, behind authentication; then the call is
  * recorded (Calls.ts: told to `finished` when its response is over, refusals included);
  * authentication, from the headers alone, before any body is read; admission; its style.
@@ -39,7 +41,7 @@ export interface PortPipeline {
  */
 export const portPipeline = (steps: PortPipeline): RequestHandler => (request, response) => {
   const requestId = assignRequestId(request, response)
-  if (steps.cors(request, response) || steps.probes(request, response)) return
+  if (steps.cors(request, response) || steps.probes(request, response) || steps.pages(request, response)) return
   const path = pathOf(request)
   if (steps.isHealth(path)) return steps.health(request, response)
   if (path === "/metrics") return void (steps.authentication(request, response) || steps.metrics(request, response))

@@ -1,0 +1,129 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { randomUUID } from "node:crypto"
+import type { Browser } from "playwright-core"
+import { chromiumPath, launchBrowser, offPortRequests, screenshotAtBothWidths } from "./support/Browser.js"
+import { freePort, startProcess, stopProcess } from "./support/Servers.js"
+
+/**
+ * The pages a person opens on a port — GraphiQL at /graphql, the REST reference at /docs — in a
+ * real (headless) Chromium, against the all-in-one process, with nothing loaded from anywhere
+ * but the port itself.
+ */
+
+const start = async (env: Record<string, string> = {}) => {
+  const [org, profile, license, workflow] = await Promise.all(Array.from({ length: 4 }, freePort))
+  const running = await startProcess("all", {
+    DATA_DIR: "memory://",
+    ACCESS_LOG: "off",
+    ORG_PORT: String(org),
+    PROFILE_PORT: String(profile),
+    LICENSE_PORT: String(license),
+    WORKFLOW_PORT: String(workflow),
+    ...env
+  }, 4)
+  return { running, org: `http://127.0.0.1:${org}`, workflow: `http://127.0.0.1:${workflow}` }
+}
+
+const createOrg = async (origin: string, name: string, headers: Record<string, string> = {}) => {
+  const id = randomUUID()
+  const reply = await fetch(`${origin}/orgs/${id}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify({ name })
+  })
+  expect(reply.status).toBe(200)
+  return id
+}
+
+describe.skipIf(chromiumPath === undefined)("pages for people, in Chromium", () => {
+  let browser: Browser
+  let server: Awaited<ReturnType<typeof start>>
+
+  beforeAll(async () => {
+    ;[browser, server] = await Promise.all([launchBrowser(), start()])
+  }, 90_000)
+
+  afterAll(async () => {
+    await browser?.close()
+    if (server !== undefined) await stopProcess(server.running)
+  })
+
+  it("GraphiQL at /graphql runs a query against the port and shows its result", async () => {
+    const id = await createOrg(server.org, "Graphiql Works Inc")
+    const page = await browser.newPage()
+    const elsewhere = offPortRequests(page, server.org)
+    const reply = await page.goto(`${server.org}/graphql`)
+    expect(reply?.headers()["content-security-policy"]).toContain("script-src 'self'")
+    // GraphiQL fetches the schema (the standard introspection query) before its editor is ready.
+    const editor = page.locator(".graphiql-query-editor .CodeMirror").first()
+    await editor.waitFor({ timeout: 30_000 })
+    await editor.click()
+    await page.keyboard.press("Control+A")
+    await page.keyboard.press("Delete")
+    // CodeMirror closes brackets itself: the query is typed without its closing ones.
+    await page.keyboard.type(`{ org(id: "${id}") { org { id name`)
+    await page.locator(".graphiql-execute-button").click()
+    await expect.poll(() => page.locator(".graphiql-response").innerText(), { timeout: 15_000 }).toContain("Graphiql Works Inc")
+    await screenshotAtBothWidths(page, "graphiql")
+    expect(elsewhere).toEqual([])
+    // API clients still get GraphQL over HTTP at the same path.
+    const api = await fetch(`${server.org}/graphql?query=${encodeURIComponent("{ __typename }")}`, {
+      headers: { accept: "application/graphql-response+json" }
+    })
+    expect(await api.json()).toEqual({ data: { __typename: "Query" } })
+  }, 60_000)
+
+  it("/docs lists every REST operation of the port, and its try-it calls the port", async () => {
+    for (const [origin, operations] of [
+      [server.org, ["GET /orgs/{id}", "POST /orgs/{id}", "PUT /orgs/{id}"]],
+      [server.workflow, ["POST /workflow/workflows/onboarding", "GET /workflow/workflows/onboarding/{id}"]]
+    ] as const) {
+      const page = await browser.newPage()
+      const elsewhere = offPortRequests(page, origin)
+      await page.goto(`${origin}/docs`)
+      await page.locator(".opblock").first().waitFor({ timeout: 30_000 })
+      const shown = await page.locator(".opblock-summary").evaluateAll((blocks) =>
+        blocks.map((block) =>
+          `${block.querySelector(".opblock-summary-method")?.textContent?.trim()} ${
+            block.querySelector(".opblock-summary-path")?.getAttribute("data-path") ??
+              block.querySelector(".opblock-summary-path")?.textContent?.trim()
+          }`
+        )
+      )
+      expect([...shown].sort()).toEqual([...operations].sort())
+      expect(elsewhere).toEqual([])
+      await page.close()
+    }
+    const id = await createOrg(server.org, "Docs Try It Ltd")
+    const page = await browser.newPage()
+    await page.goto(`${server.org}/docs`)
+    const get = page.locator(".opblock-get").first()
+    await get.locator(".opblock-summary").click()
+    // tryItOutEnabled: the parameters are editable as soon as the operation opens.
+    await get.locator("input[placeholder='id']").fill(id)
+    await get.getByRole("button", { name: "Execute" }).click()
+    await expect.poll(() => get.locator(".live-responses-table tbody .response-col_status").first().innerText(), { timeout: 15_000 })
+      .toContain("200")
+    await expect.poll(() => get.locator(".live-responses-table tbody .microlight").first().innerText()).toContain("Docs Try It Ltd")
+    await screenshotAtBothWidths(page, "docs")
+  }, 90_000)
+
+  it("with API_TOKEN set, /docs asks for the token and uses it for the document and for try-it", async () => {
+    const token = "docs-page-token"
+    const guarded = await start({ API_TOKEN: token })
+    try {
+      const page = await browser.newPage()
+      await page.goto(`${guarded.org}/docs`)
+      // Without the token the document itself is refused: nothing to list yet.
+      await page.getByLabel(/API token/).fill(token)
+      await page.getByRole("button", { name: "Use token" }).click()
+      await page.locator(".opblock").first().waitFor({ timeout: 30_000 })
+      expect(await page.locator(".opblock").count()).toBe(3)
+      // The token stays in the tab: a reload keeps it.
+      await page.reload()
+      await page.locator(".opblock").first().waitFor({ timeout: 30_000 })
+    } finally {
+      await stopProcess(guarded.running)
+    }
+  }, 90_000)
+})

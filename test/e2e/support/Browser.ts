@@ -1,0 +1,44 @@
+import { mkdirSync } from "node:fs"
+import { join } from "node:path"
+import { type Browser, chromium, type Page } from "playwright-core"
+import { systemTool } from "../../support/SystemTools.js"
+
+/** Debian's Chromium (playwright's own browser download cannot run here), or undefined without it. */
+export const chromiumPath = systemTool("chromium")
+
+/** Headless Chromium as this machine allows it: no sandbox as root, nothing reached over the network. */
+export const launchBrowser = (): Promise<Browser> =>
+  chromium.launch({
+    executablePath: chromiumPath!,
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync"
+    ]
+  })
+
+/** Where screenshots go: test artifacts, not committed (reports/ is ignored). */
+const screenshots = join(process.cwd(), "reports", "screenshots")
+
+/** The page at a phone's width (375 px) and a laptop's (1280 px), saved as `<name>-<width>.png`. */
+export const screenshotAtBothWidths = async (page: Page, name: string) => {
+  mkdirSync(screenshots, { recursive: true })
+  for (const width of [375, 1280]) {
+    await page.setViewportSize({ width, height: 900 })
+    await page.screenshot({ path: join(screenshots, `${name}-${width}.png`), fullPage: false })
+  }
+}
+
+/** Every request the page made that did not go to the port itself: none may (the pages work offline). */
+export const offPortRequests = (page: Page, origin: string): Array<string> => {
+  const elsewhere: Array<string> = []
+  page.on("request", (request) => {
+    const url = request.url()
+    if (!url.startsWith(origin) && !url.startsWith("data:")) elsewhere.push(url)
+  })
+  return elsewhere
+}
