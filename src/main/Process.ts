@@ -24,6 +24,28 @@ import { usage } from "./Usage.js"
 
 export { Settings }
 
+const consoleServices = { org: 9090, profile: 9091, license: 9092 } as const
+
+/**
+ * Where the console's browser reaches each service: its `*_SERVICE_URL`, else the console's own
+ * host name at the service's port in this process, or else its default port. The workflow
+ * service is the console's own origin.
+ */
+const serviceOrigins = (settings: SettingsValues) => (hostname: string) => {
+  const origin = (name: keyof typeof consoleServices) =>
+    Option.getOrElse(
+      settings.serviceUrls[name] ?? Option.none(),
+      () => `http://${hostname}:${settings.processPorts[name] ?? consoleServices[name]}`
+    )
+  return { org: origin("org"), profile: origin("profile"), license: origin("license"), workflow: "" }
+}
+
+/** When this process serves the console, every port of it lets the console's pages call it. */
+const consoleOrigin = (settings: SettingsValues) => {
+  const port = settings.processPorts["workflow"]
+  return port === undefined ? {} : { consoleOrigin: (hostname: string) => `http://${hostname}:${port}` }
+}
+
 /** Serves one service's port until the scope closes; answers with the port it listens on. */
 export const servePort = <R, Rpcs extends Rpc.Any>(service: ServicePort<R, Rpcs>, port: number) =>
   Effect.gen(function*() {
@@ -35,7 +57,9 @@ export const servePort = <R, Rpcs extends Rpc.Any>(service: ServicePort<R, Rpcs>
       graphqlLimits: { maxDepth: settings.graphqlMaxDepth, maxFields: settings.graphqlMaxFields },
       maxRequestsInFlight: settings.maxRequestsInFlight,
       accessLog: settings.accessLog,
-      tracing: settings.otlp.traces
+      tracing: settings.otlp.traces,
+      ...(service.servesConsole === true ? { console: serviceOrigins(settings) } : {}),
+      ...consoleOrigin(settings)
     })
     return yield* listen(handler, {
       host: settings.host,
@@ -75,6 +99,7 @@ export const portLayer = <R, Rpcs extends Rpc.Any>(
 
 /** A service port as a process serves it: where its port number comes from, and its layer. */
 export interface PortPlan {
+  readonly service: string
   readonly port: Config.Config<number>
   readonly layer: (
     port: number,
@@ -88,6 +113,7 @@ const plan = <R, Rpcs extends Rpc.Any>(
   port: Config.Config<number>,
   portVariables: string
 ): PortPlan => ({
+  service: service.name,
   port,
   layer: (number, settings, processName) =>
     portLayer(service, number, settings, (error) =>
@@ -147,9 +173,10 @@ export const runProcess = (options: {
     process.exit(0)
   }
   const start = Effect.gen(function*() {
-    const settings = yield* settingsConfig
+    const read = yield* settingsConfig
     const database = yield* databaseOptions
     const ports = yield* Effect.forEach(options.ports, (port) => port.port)
+    const settings = { ...read, processPorts: Object.fromEntries(options.ports.map((plan, i) => [plan.service, ports[i]!])) }
     if (options.requiresServer && database.kind === "embedded") {
       return yield* new StartupFailure({
         message: `${options.name}: DATABASE_URL is required. A process per service shares one PostgreSQL ` +

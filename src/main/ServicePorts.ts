@@ -21,6 +21,8 @@ export interface ServicePort<S, Rpcs extends Rpc.Any> {
   readonly rpcHandlers: Layer.Layer<Rpc.ToHandler<Rpcs>, never, S>
   readonly defaultPort: number
   readonly portVariable: string
+  /** Whether its port serves the onboarding console at `/` (the workflow service's does). */
+  readonly servesConsole?: boolean
 }
 
 export const org = {
@@ -57,5 +59,6 @@ export const workflow = {
   services: Onboarding.Default,
   rpcHandlers: WorkflowOperationsLive,
   defaultPort: 8081,
-  portVariable: "WORKFLOW_PORT"
+  portVariable: "WORKFLOW_PORT",
+  servesConsole: true
 }

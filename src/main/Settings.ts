@@ -1,6 +1,6 @@
 import { Config, ConfigError, ConfigProvider, Context, Effect, Either, Layer, Option, Redacted } from "effect"
 import { type OtlpExport, otlpExport } from "./OpenTelemetry.js"
-import { host, oneOf, origins, port, positive, refusal } from "./Variables.js"
+import { host, oneOf, originUrl, origins, port, positive, refusal } from "./Variables.js"
 
 /**
  * What a process reads from its environment, besides the database (see DatabaseSettings). Each
@@ -26,6 +26,14 @@ export interface SettingsValues {
   readonly accessLog: boolean
   /** What OpenTelemetry's variables ask to be sent over OTLP (see OpenTelemetry). */
   readonly otlp: OtlpExport
+  /**
+   * Where a browser reaches the org, profile and license services, for the console the workflow
+   * service serves (`ORG_SERVICE_URL`, ...): unset, the same host name as the console, at the
+   * port that service has in this process, or else its default port.
+   */
+  readonly serviceUrls: { readonly [service: string]: Option.Option<string> }
+  /** The port of each service this process serves (set by the process, not read). */
+  readonly processPorts: { readonly [service: string]: number }
 }
 
 /**
@@ -58,7 +66,13 @@ export const settings: Config.Config<SettingsValues> = Config.all({
   maxRequestsInFlight: positive("MAX_REQUESTS_IN_FLIGHT", 1024),
   healthCheckIntervalMillis: positive("HEALTH_CHECK_INTERVAL_MS", 1_000),
   accessLog: oneOf("ACCESS_LOG", "on", ["on", "off"] as const).pipe(Config.map((value) => value === "on")),
-  otlp: otlpExport
+  otlp: otlpExport,
+  serviceUrls: Config.all({
+    org: originUrl("ORG_SERVICE_URL"),
+    profile: originUrl("PROFILE_SERVICE_URL"),
+    license: originUrl("LICENSE_SERVICE_URL")
+  }),
+  processPorts: Config.succeed({})
 })
 
 /**

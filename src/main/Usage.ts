@@ -31,6 +31,8 @@ ${
   API_TOKEN           require "Authorization: Bearer <token>" on every call but health; visible ASCII,
                       no spaces; never printed (default: off)
   CORS_ORIGINS        comma-separated origins (https://app.example.com) allowed by CORS, or * (default: off)
+  ORG_SERVICE_URL, PROFILE_SERVICE_URL, LICENSE_SERVICE_URL   where the console's browser reaches each
+                      service (default: the console's host name at the service's port)
   MAX_CONNECTIONS     open connections per port (default 1024)
   MAX_STREAMS_PER_CONNECTION  concurrent HTTP/2 streams per connection (default 100)
   MAX_REQUESTS_IN_FLIGHT      requests served at once per port; more get unavailable (default 1024)

@@ -106,3 +106,14 @@ export const oneOf = <const Words extends ReadonlyArray<string>>(
     `must be one of ${words.join(", ")}`,
     (value) => words.find((word) => word === value.toLowerCase())
   )
+
+/** An origin a browser can reach (`http://host:port`, no path): where a page's scripts call a service. */
+export const originUrl = (name: string): Config.Config<Option.Option<string>> =>
+  optionalVariable(name, "must be an origin such as http://orgs.example.com:9090 (scheme, host and port only)", (value) => {
+    try {
+      const url = new URL(value)
+      return ["http:", "https:"].includes(url.protocol) && url.origin === value.replace(/\/$/, "") ? url.origin : undefined
+    } catch {
+      return undefined
+    }
+  })

@@ -16,6 +16,7 @@ import { graphqlHandler } from "./graphql/GraphqlApis.js"
 import { corsPolicy } from "./http/Cors.js"
 import { inFlightLimit } from "./http/InFlightLimit.js"
 import { probes } from "./http/Probes.js"
+import { consolePages, type ServiceOrigins } from "./pages/Console.js"
 import { pages } from "./pages/Pages.js"
 import { isRpcPath } from "./http/Calls.js"
 import { bearerAuth } from "./http/BearerAuth.js"
@@ -42,6 +43,10 @@ export interface PortAppOptions {
   readonly accessLog: boolean
   /** Whether a tracer is configured (main provides it): then every call gets a server span. */
   readonly tracing: boolean
+  /** Where the services answer, when this port serves the onboarding console (the workflow port). */
+  readonly console?: ServiceOrigins
+  /** The console's origin for a host name, when this process serves one: its calls are allowed by CORS. */
+  readonly consoleOrigin?: (hostname: string) => string
 }
 
 const noSuchPath = "no such path on this port"
@@ -103,9 +108,11 @@ export const portApp = <R, Rpcs extends Rpc.Any>(api: ServiceApi<R, Rpcs>, optio
     // Exactly the paths connect-node routes to Health (it matches the path as sent, up to `?`).
     const healthPaths = new Set(Health.methods.map((method) => `/${Health.typeName}/${method.name}`))
     return portPipeline({
-      cors: corsPolicy(options.corsOrigins),
+      cors: corsPolicy(options.corsOrigins, options.consoleOrigin),
       probes: probes(isReady),
-      pages,
+      pages: options.console === undefined
+        ? pages
+        : ((shown) => (request, response) => pages(request, response) || shown(request, response))(consolePages(options.console)),
       isHealth: (path) => healthPaths.has(path),
       health: connect,
       authentication: bearerAuth(options.apiToken),

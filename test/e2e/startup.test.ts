@@ -78,7 +78,12 @@ const badSettings: ReadonlyArray<readonly [string, Record<string, string>, strin
     "all: CORS_ORIGINS=https://app.example.com/ is not valid: must be * or comma-separated origins such as " +
     "https://app.example.com (scheme, host and port only)"
   ],
-  ["all", { DATA_DIR: "file:///var/data" }, "all: DATA_DIR=file:///var/data is not valid: must be a directory path, or memory://"]
+  ["all", { DATA_DIR: "file:///var/data" }, "all: DATA_DIR=file:///var/data is not valid: must be a directory path, or memory://"],
+  [
+    "all",
+    { ...memory, ORG_SERVICE_URL: "orgs.example.com" },
+    "all: ORG_SERVICE_URL=orgs.example.com is not valid: must be an origin such as http://orgs.example.com:9090 (scheme, host and port only)"
+  ]
 ]
 
 describe("a bad setting stops the process before anything starts, with one line on stderr", () => {

@@ -2,6 +2,7 @@ import type { Request, Response } from "../http/PortListener.js"
 import { pathOf } from "../http/Calls.js"
 import { docsScript, graphiqlScript } from "./BrowserScripts.js"
 import { type Asset, asset, packageFile } from "./PackageFiles.js"
+import { contentSecurityPolicy, css, javascript, page, send } from "./PageResponses.js"
 
 /**
  * What a port shows a person with a browser: GraphiQL at `GET /graphql` when the browser asks for
@@ -10,10 +11,6 @@ import { type Asset, asset, packageFile } from "./PackageFiles.js"
  * and their assets hold no data, so they are open like the probes; what they fetch goes through
  * the pipeline like any call, behind the token when there is one.
  */
-
-const javascript = "text/javascript; charset=utf-8"
-const css = "text/css; charset=utf-8"
-const html = "text/html; charset=utf-8"
 
 /** Libraries' scripts and styles, each from its npm package, at `/assets/<name>`. */
 const assets: ReadonlyMap<string, Asset> = new Map([
@@ -26,39 +23,6 @@ const assets: ReadonlyMap<string, Asset> = new Map([
   ["docs.js", asset(javascript, () => docsScript)],
   ["graphiql-start.js", asset(javascript, () => graphiqlScript)]
 ])
-
-/**
- * Scripts only from the port itself and never inline; styles inline too (both libraries set
- * element styles); images and fonts also as data: URLs (the libraries inline theirs); requests
- * only to the port itself.
- */
-const contentSecurityPolicy = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data:",
-  "font-src 'self' data:",
-  "connect-src 'self'",
-  "frame-ancestors 'none'",
-  "base-uri 'none'",
-  "form-action 'self'"
-].join("; ")
-
-const page = (title: string, head: string, body: string) =>
-  asset(html, () =>
-    `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title}</title>
-${head}
-</head>
-<body>
-${body}
-</body>
-</html>
-`)
 
 const docsPage = page(
   "REST API reference",
@@ -93,26 +57,6 @@ const graphiqlPage = page(
 /** Whether a browser asks for a page: it lists text/html among what it accepts. */
 const wantsHtml = (request: Request) => (request.headers.accept ?? "").includes("text/html")
 
-const send = (request: Request, response: Response, file: Asset, caching: string, headers: Record<string, string> = {}) => {
-  const etag = file.etag()
-  const common = { etag, "cache-control": caching, "x-content-type-options": "nosniff", vary: "accept-encoding", ...headers }
-  if (request.headers["if-none-match"] === etag) {
-    response.writeHead(304, common)
-    response.end()
-    return
-  }
-  const gzip = /\bgzip\b/.test(String(request.headers["accept-encoding"] ?? ""))
-  const body = gzip ? file.gzipped() : file.body()
-  response.writeHead(200, {
-    ...common,
-    "content-type": file.contentType,
-    "content-length": body.byteLength,
-    ...(gzip ? { "content-encoding": "gzip" } : {})
-  })
-  if (request.method === "HEAD") response.end()
-  else response.end(body)
-}
-
 /** The pipeline's step for pages: true when it answered. */
 export const pages = (request: Request, response: Response): boolean => {
   if (request.method !== "GET" && request.method !== "HEAD") return false
@@ -126,6 +70,6 @@ export const pages = (request: Request, response: Response): boolean => {
   }
   const shown = path === "/docs" ? docsPage : path === "/graphql" && wantsHtml(request) ? graphiqlPage : undefined
   if (shown === undefined) return false
-  send(request, response, shown, "no-cache", { "content-security-policy": contentSecurityPolicy })
+  send(request, response, shown, "no-cache", { "content-security-policy": contentSecurityPolicy() })
   return true
 }

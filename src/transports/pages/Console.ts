@@ -1,0 +1,122 @@
+import { existsSync, readFileSync } from "node:fs"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+import type { Request, Response } from "../http/PortListener.js"
+import { pathOf } from "../http/Calls.js"
+import { hostnameOf } from "../http/Cors.js"
+import { asset, type Asset } from "./PackageFiles.js"
+import { contentSecurityPolicy, css, javascript, page, send } from "./PageResponses.js"
+
+/** The four services' origins as a browser reaches them, given the host name it used for this one. */
+export type ServiceOrigins = (hostname: string) => {
+  readonly org: string
+  readonly profile: string
+  readonly license: string
+  readonly workflow: string
+}
+
+/**
+ * The project's directory: the console's scripts are compiled into its `dist/console` by
+ * `npm run build` (tsconfig.console.json), whether this module runs from `dist` or, in tests,
+ * from `src`.
+ */
+const projectDirectory = (() => {
+  let directory = dirname(fileURLToPath(import.meta.url))
+  while (!existsSync(join(directory, "package.json")) && dirname(directory) !== directory) directory = dirname(directory)
+  return directory
+})()
+
+const scripts: ReadonlyMap<string, Asset> = new Map(
+  ["main.js", "Api.js", "Dom.js", "Pages.js"].map((name) => [
+    name,
+    asset(javascript, () => {
+      const file = join(projectDirectory, "dist", "console", name)
+      if (!existsSync(file)) throw new Error(`${file} is missing: run \`npm run build\``)
+      return readFileSync(file)
+    })
+  ])
+)
+
+const consolePage = page(
+  "Onboarding console",
+  `<link rel="stylesheet" href="/console/console.css">`,
+  `<header>
+  <a class="brand" href="#/">Onboarding console</a>
+  <nav aria-label="Pages">
+    <a href="#/">Onboard</a>
+    <a href="#/workflows">Workflow runs</a>
+    <a href="#/orgs">Organizations</a>
+    <a href="#/profiles">Profiles</a>
+    <a href="#/licenses">Licenses</a>
+  </nav>
+  <form id="token-form" aria-label="API token">
+    <label for="token">API token (if the server has one; kept in this tab only)</label>
+    <input id="token" name="token" type="password" autocomplete="off">
+    <button type="submit">Use</button>
+  </form>
+</header>
+<main id="view" tabindex="-1"><p>Loading…</p></main>
+<script type="module" src="/console/main.js"></script>`
+)
+
+const styles = asset(css, () =>
+  `:root { font-family: system-ui, sans-serif; line-height: 1.5; color: #1b1f24; background: #fff; }
+body { margin: 0; }
+header { display: flex; flex-wrap: wrap; gap: .5rem 1.5rem; align-items: center; padding: .75rem 1rem; background: #f4f5f7; border-bottom: 1px solid #d0d4da; }
+.brand { font-weight: 700; color: inherit; text-decoration: none; }
+nav { display: flex; flex-wrap: wrap; gap: .25rem 1rem; }
+nav a[aria-current="page"] { font-weight: 700; }
+#token-form { display: flex; flex-wrap: wrap; gap: .25rem .5rem; align-items: center; margin-left: auto; font-size: .9rem; }
+#token-form input { width: 12rem; max-width: 100%; }
+main { max-width: 60rem; margin: 0 auto; padding: 1rem; }
+form { display: grid; gap: .75rem; max-width: 36rem; }
+form.lookup { grid-template-columns: 1fr auto; align-items: end; }
+.pair { display: grid; grid-template-columns: 1fr 1fr; gap: .75rem; }
+@media (max-width: 30rem) { .pair, form.lookup { grid-template-columns: 1fr; } }
+.field { display: grid; gap: .2rem; }
+label { font-weight: 600; }
+input, button { font: inherit; padding: .45rem .6rem; border: 1px solid #8a929c; border-radius: 4px; min-width: 0; }
+button { background: #0b5cad; color: #fff; border-color: #0b5cad; cursor: pointer; justify-self: start; }
+button[disabled] { opacity: .6; }
+:focus-visible { outline: 3px solid #f0b400; outline-offset: 2px; }
+input[aria-invalid="true"] { border-color: #b3261e; }
+.field-message, .error { color: #b3261e; margin: 0; }
+.field-message:empty { display: none; }
+dl.record { display: grid; grid-template-columns: max-content 1fr; gap: .25rem 1rem; }
+dl.record dd { margin: 0; overflow-wrap: anywhere; }
+table { border-collapse: collapse; width: 100%; }
+caption { text-align: left; font-weight: 600; }
+th, td { text-align: left; padding: .3rem .5rem; border-bottom: 1px solid #e1e4e8; overflow-wrap: anywhere; }
+.paging { display: flex; gap: .5rem; margin-top: .5rem; }
+`)
+
+/**
+ * The onboarding console, served by the workflow service at `GET /`: the page, its scripts at
+ * `/console/*.js`, and `/console/config.json`, which says where each service answers.
+ */
+export const consolePages = (origins: ServiceOrigins) => (request: Request, response: Response): boolean => {
+  if (request.method !== "GET" && request.method !== "HEAD") return false
+  const path = pathOf(request)
+  if (path === "/") {
+    send(request, response, consolePage, "no-cache", {
+      "content-security-policy": contentSecurityPolicy(Object.values(origins(hostnameOf(request))))
+    })
+    return true
+  }
+  if (path === "/console/config.json") {
+    const body = JSON.stringify({ services: origins(hostnameOf(request)) })
+    response.writeHead(200, { "content-type": "application/json", "cache-control": "no-store", "content-length": Buffer.byteLength(body) })
+    if (request.method === "HEAD") response.end()
+    else response.end(body)
+    return true
+  }
+  if (path === "/console/console.css") {
+    send(request, response, styles, "no-cache")
+    return true
+  }
+  const script = path.startsWith("/console/") ? scripts.get(path.slice("/console/".length)) : undefined
+  if (script === undefined) return false
+  // Revalidated each time (ETag): a rebuilt console is seen at once.
+  send(request, response, script, "no-cache")
+  return true
+}
