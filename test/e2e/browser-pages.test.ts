@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { randomUUID } from "node:crypto"
-import type { Browser } from "playwright-core"
-import { chromiumPath, launchBrowser, offPortRequests, screenshotAtBothWidths } from "./support/Browser.js"
-import { freePort, startProcess, stopProcess } from "./support/Servers.js"
+import { browserAndServer, chromiumPath, offPortRequests, screenshotAtBothWidths } from "./support/Browser.js"
+import { startAllInOne, stopProcess } from "./support/Servers.js"
 
 /**
  * The pages a person opens on a port — GraphiQL at /graphql, the REST reference at /docs — in a
@@ -10,19 +9,7 @@ import { freePort, startProcess, stopProcess } from "./support/Servers.js"
  * but the port itself.
  */
 
-const start = async (env: Record<string, string> = {}) => {
-  const [org, profile, license, workflow] = await Promise.all(Array.from({ length: 4 }, freePort))
-  const running = await startProcess("all", {
-    DATA_DIR: "memory://",
-    ACCESS_LOG: "off",
-    ORG_PORT: String(org),
-    PROFILE_PORT: String(profile),
-    LICENSE_PORT: String(license),
-    WORKFLOW_PORT: String(workflow),
-    ...env
-  }, 4)
-  return { running, org: `http://127.0.0.1:${org}`, workflow: `http://127.0.0.1:${workflow}` }
-}
+const start = (env: Record<string, string> = {}) => startAllInOne({ ACCESS_LOG: "off", ...env })
 
 const createOrg = async (origin: string, name: string, headers: Record<string, string> = {}) => {
   const id = randomUUID()
@@ -36,19 +23,10 @@ const createOrg = async (origin: string, name: string, headers: Record<string, s
 }
 
 describe.skipIf(chromiumPath === undefined)("pages for people, in Chromium", () => {
-  let browser: Browser
-  let server: Awaited<ReturnType<typeof start>>
-
-  beforeAll(async () => {
-    ;[browser, server] = await Promise.all([launchBrowser(), start()])
-  }, 90_000)
-
-  afterAll(async () => {
-    await browser?.close()
-    if (server !== undefined) await stopProcess(server.running)
-  })
+  const running = browserAndServer()
 
   it("GraphiQL at /graphql runs a query against the port and shows its result", async () => {
+    const { browser, server } = running
     const id = await createOrg(server.org, "Graphiql Works Inc")
     const page = await browser.newPage()
     const elsewhere = offPortRequests(page, server.org)
@@ -74,6 +52,7 @@ describe.skipIf(chromiumPath === undefined)("pages for people, in Chromium", () 
   }, 60_000)
 
   it("/docs lists every REST operation of the port, and its try-it calls the port", async () => {
+    const { browser, server } = running
     for (const [origin, operations] of [
       [server.org, ["GET /orgs/{id}", "POST /orgs/{id}", "PUT /orgs/{id}"]],
       [server.workflow, ["POST /workflow/workflows/onboarding", "GET /workflow/workflows/onboarding/{id}"]]
@@ -109,6 +88,7 @@ describe.skipIf(chromiumPath === undefined)("pages for people, in Chromium", () 
   }, 90_000)
 
   it("with API_TOKEN set, /docs asks for the token and uses it for the document and for try-it", async () => {
+    const { browser } = running
     const token = "docs-page-token"
     const guarded = await start({ API_TOKEN: token })
     try {

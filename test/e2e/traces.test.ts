@@ -6,7 +6,7 @@ import type { AddressInfo } from "node:net"
 import { GetOrgRequestSchema } from "../../src/gen/org/v1beta1/org_pb.js"
 import { envelope, grpcRaw } from "../reliability/support/wire.js"
 import { otlpReceiver, type ReceivedSpan } from "./support/OtlpReceiver.js"
-import { freePort, type Running, startProcess, stopProcess } from "./support/Servers.js"
+import { freePort, type Running, startAllInOne, startProcess, stopProcess } from "./support/Servers.js"
 
 /**
  * Traces as an operator's collector receives them: the all-in-one process (embedded PostgreSQL)
@@ -211,16 +211,8 @@ describe("metrics over OTLP", () => {
 
 describe("the trace exporter never holds a call up", () => {
   const start = async (env: Record<string, string>) => {
-    const [org, profile, license, workflow] = await Promise.all(Array.from({ length: 4 }, freePort))
-    const process = await startProcess("all", {
-      DATA_DIR: "memory://",
-      ORG_PORT: String(org),
-      PROFILE_PORT: String(profile),
-      LICENSE_PORT: String(license),
-      WORKFLOW_PORT: String(workflow),
-      ...env
-    }, 4)
-    return { process, org: `http://127.0.0.1:${org}` }
+    const { org, running } = await startAllInOne(env)
+    return { process: running, org }
   }
 
   it("a collector that never answers: calls answer as usual, and the exporter's trouble is logged and counted, not thrown", async () => {

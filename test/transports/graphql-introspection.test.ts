@@ -1,6 +1,7 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { buildClientSchema, getIntrospectionQuery, type IntrospectionQuery, printSchema } from "graphql/index.js"
+import { buildClientSchema, type IntrospectionQuery, printSchema } from "graphql/index.js"
+import { aliasedIntrospection, standardIntrospection } from "../support/introspection.js"
 import { licenseGraphql, orgGraphql, profileGraphql, workflowGraphql } from "../../src/transports/graphql/GraphqlApis.js"
 import { Services } from "../e2e/support/Servers.js"
 import { inProcessServers } from "../support/InProcessServers.js"
@@ -11,14 +12,6 @@ import { inProcessServers } from "../support/InProcessServers.js"
  * default query limits, while the recursion it could be abused for stays refused.
  */
 
-const introspection = getIntrospectionQuery({
-  descriptions: true,
-  specifiedByUrl: true,
-  directiveIsRepeatable: true,
-  schemaDescription: true,
-  inputValueDeprecation: true,
-  oneOf: true
-})
 
 const graphql = (url: string, query: string) =>
   Effect.promise(async () => {
@@ -37,7 +30,7 @@ describe("GraphQL introspection under the default limits", () => {
         const urls = yield* Services
         const ports = [[urls.org, orgGraphql], [urls.profile, profileGraphql], [urls.license, licenseGraphql], [urls.workflow, workflowGraphql]] as const
         for (const [url, api] of ports) {
-          const { body, status } = yield* graphql(url, introspection)
+          const { body, status } = yield* graphql(url, standardIntrospection)
           expect(body.errors, url).toBeUndefined()
           expect(status).toBe(200)
           // What a tool rebuilds from the answer is the schema the port serves.
@@ -52,10 +45,7 @@ describe("GraphQL introspection under the default limits", () => {
         expect(recursive.body.data).toBeUndefined()
         expect(recursive.body.errors?.[0]?.message).toBe("Maximum introspection depth exceeded")
 
-        const selection = introspection.slice(introspection.indexOf("__schema"), introspection.indexOf("fragment FullType")).trim()
-          .replace(/\}\s*$/, "")
-        const twice = `query { a: ${selection} b: ${selection} } ${introspection.slice(introspection.indexOf("fragment FullType"))}`
-        const refused = yield* graphql(org, twice)
+        const refused = yield* graphql(org, aliasedIntrospection(2))
         expect(refused.body.errors?.[0]).toMatchObject({
           message: "the operation's introspection selects 460 fields; at most 300 are allowed",
           extensions: { code: "RESOURCE_EXHAUSTED" }

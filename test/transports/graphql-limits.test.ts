@@ -6,6 +6,7 @@ import { boundedParse, defaultDocumentBounds } from "../../src/transports/graphq
 import { documentCache } from "../../src/transports/graphql/DocumentCache.js"
 import { graphqlHandler } from "../../src/transports/graphql/GraphqlHandler.js"
 import { getIntrospectionQuery } from "graphql/index.js"
+import { aliasedIntrospection, standardIntrospection } from "../support/introspection.js"
 import {
   buildSchema,
   type DocumentNode,
@@ -184,24 +185,8 @@ describe("GraphQL query limits", () => {
 
 describe("GraphQL introspection, within bounds of its own", () => {
   const limits = { maxDepth: 8, maxFields: 100 }
-  const everyOption = {
-    descriptions: true,
-    specifiedByUrl: true,
-    directiveIsRepeatable: true,
-    schemaDescription: true,
-    inputValueDeprecation: true,
-    oneOf: true
-  }
-  /** The standard query `copies` times in one operation, each under its own alias. */
-  const aliased = (copies: number) => {
-    const query = getIntrospectionQuery(everyOption)
-    const fragments = query.slice(query.indexOf("fragment FullType"))
-    const selection = query.slice(query.indexOf("__schema"), query.indexOf("fragment FullType")).trim().replace(/\}\s*$/, "")
-    return `query { ${Array.from({ length: copies }, (_, i) => `s${i}: ${selection}`).join(" ")} } ${fragments}`
-  }
-
   it("the standard introspection query (graphql-js's, what GraphiQL sends) passes the default limits on a track of its own", () => {
-    const document = parse(getIntrospectionQuery(everyOption))
+    const document = parse(standardIntrospection)
     expect(limitErrors(document, limits)).toEqual([])
     expect(operationCosts(document)).toEqual({ depth: 1, fields: 0, introspection: { depth: 14, fields: 230 } })
     // Its fragments are on introspection types: their fields count on that track too.
@@ -210,8 +195,8 @@ describe("GraphQL introspection, within bounds of its own", () => {
   })
 
   it("more than one copy of it in an operation is refused, and so is an alias bomb in a fragment on an introspection type", () => {
-    expect(limitErrors(parse(aliased(1)), limits)).toEqual([])
-    expect(limitErrors(parse(aliased(2)), limits).map((e) => e.message)).toEqual([
+    expect(limitErrors(parse(aliasedIntrospection(1)), limits)).toEqual([])
+    expect(limitErrors(parse(aliasedIntrospection(2)), limits).map((e) => e.message)).toEqual([
       "the operation's introspection selects 460 fields; at most 300 are allowed"
     ])
     const bomb = `{ ...Q } fragment Q on Query { __typename } fragment T on __Type { ${

@@ -1,7 +1,9 @@
 import { mkdirSync } from "node:fs"
 import { join } from "node:path"
 import { type Browser, chromium, type Page } from "playwright-core"
+import { afterAll, beforeAll } from "vitest"
 import { systemTool } from "../../support/SystemTools.js"
+import { startAllInOne, stopProcess } from "./Servers.js"
 
 /** Debian's Chromium (playwright's own browser download cannot run here), or undefined without it. */
 export const chromiumPath = systemTool("chromium")
@@ -41,4 +43,20 @@ export const offPortRequests = (page: Page, origin: string): Array<string> => {
     if (!url.startsWith(origin) && !url.startsWith("data:")) elsewhere.push(url)
   })
   return elsewhere
+}
+
+/**
+ * For a describe block: Chromium and the all-in-one process, started before its tests and stopped
+ * after them. Its fields are there once the block's tests run.
+ */
+export const browserAndServer = (env: Record<string, string> = {}) => {
+  const context = {} as { browser: Browser; server: Awaited<ReturnType<typeof startAllInOne>> }
+  beforeAll(async () => {
+    ;[context.browser, context.server] = await Promise.all([launchBrowser(), startAllInOne({ ACCESS_LOG: "off", ...env })])
+  }, 90_000)
+  afterAll(async () => {
+    await context.browser?.close()
+    if (context.server !== undefined) await stopProcess(context.server.running)
+  })
+  return context
 }

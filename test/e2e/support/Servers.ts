@@ -122,3 +122,18 @@ export class Services extends Context.Tag("e2e/Services")<Services, ServiceUrls>
 export const ServicesLive = Layer.scoped(Services, start)
 
 export const deployment = serverUrl === undefined ? "all-in-one process, embedded database" : "four processes, PostgreSQL"
+
+/** The all-in-one process on four free loopback ports, its embedded database in memory. */
+export const startAllInOne = async (env: Record<string, string> = {}) => {
+  const [org, profile, license, workflow] = await Promise.all(Array.from({ length: 4 }, freePort)) as [number, number, number, number]
+  const running = await startProcess("all", {
+    DATA_DIR: "memory://",
+    ORG_PORT: String(org),
+    PROFILE_PORT: String(profile),
+    LICENSE_PORT: String(license),
+    WORKFLOW_PORT: String(workflow),
+    ...env
+  }, 4)
+  const url = (port: number) => `http://127.0.0.1:${port}`
+  return { running, ports: [org, profile, license, workflow], org: url(org), workflow: url(workflow) }
+}

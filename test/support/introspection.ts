@@ -1,0 +1,21 @@
+import { getIntrospectionQuery } from "graphql/index.js"
+
+/** graphql-js's standard introspection query with every option on: what GraphiQL and code generators send, at its largest. */
+export const standardIntrospection = getIntrospectionQuery({
+  descriptions: true,
+  specifiedByUrl: true,
+  directiveIsRepeatable: true,
+  schemaDescription: true,
+  inputValueDeprecation: true,
+  oneOf: true
+})
+
+/** The standard query `copies` times in one operation, each copy under its own alias. */
+export const aliasedIntrospection = (copies: number) => {
+  const fragments = standardIntrospection.slice(standardIntrospection.indexOf("fragment FullType"))
+  const selection = standardIntrospection
+    .slice(standardIntrospection.indexOf("__schema"), standardIntrospection.indexOf("fragment FullType"))
+    .trim()
+    .replace(/\}\s*$/, "")
+  return `query { ${Array.from({ length: copies }, (_, i) => `s${i}: ${selection}`).join(" ")} } ${fragments}`
+}
