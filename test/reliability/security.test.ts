@@ -162,7 +162,8 @@ describe("failures reveal nothing of the inside", () => {
     Orgs,
     Orgs.make({
       create: () => Effect.die(new Error("relation \"orgs\" violates check: SELECT * FROM orgs WHERE secret = 1")),
-      get: () => Effect.die(new Error("relation \"orgs\" violates check: SELECT * FROM orgs WHERE secret = 1"))
+      get: () => Effect.die(new Error("relation \"orgs\" violates check: SELECT * FROM orgs WHERE secret = 1")),
+      list: () => Effect.die(new Error("relation \"orgs\" violates check: SELECT * FROM orgs WHERE secret = 1"))
     })
   )
   const services = Layer.merge(InMemoryServices, leakyOrgs)
