@@ -62,7 +62,16 @@ export class OnboardingRun extends Schema.Class<OnboardingRun>("OnboardingRun")(
   createdAt: Timestamp
 }) {}
 
-const StatusFilter = RunStatus.annotations({ message: () => `must be one of: ${RunStatus.literals.join(", ")}` })
+/**
+ * A status to list by: text on the wire, as ids are, so that an unknown one is refused by the
+ * service with its field's name (in every style, @effect/rpc's typed client included) rather than
+ * by a client's own check of the wire shape.
+ */
+const StatusFilter = Schema.String.pipe(
+  Schema.filter((status): status is RunStatus => (RunStatus.literals as ReadonlyArray<string>).includes(status), {
+    message: () => `must be one of: ${RunStatus.literals.join(", ")}`
+  })
+)
 
 /** Workflow runs, optionally only those with one status. */
 export class ListOnboardingWorkflowsRequest
