@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, type Schema } from "effect"
 import { createHash } from "node:crypto"
 import { ListLicensesRequest } from "../../src/domain/License.js"
 import { ListOnboardingWorkflowsRequest } from "../../src/domain/Onboarding.js"
@@ -78,17 +78,23 @@ const plansSince = (from: number) =>
       ))
   })
 
-/** Lists a first page and the one after it, and checks that both statements read `indexes` in order. */
-const servedByIndex = <Filter extends string | undefined, A>(
-  query: (pageToken: string) => Effect.Effect<PageQuery<Filter>, unknown>,
+/**
+ * Lists a first page (of 5) and the one after it, with `filter`, and checks that both statements
+ * read one of `indexes` in list order.
+ */
+const servedByIndex = <Filter extends string | undefined, A, I>(
+  Request: Schema.Schema<{ readonly query: PageQuery<Filter> }, I>,
+  filter: object,
   list: (query: PageQuery<Filter>) => Effect.Effect<Page<A>, unknown>,
   indexes: ReadonlyArray<string>
 ) =>
   Effect.gen(function*() {
     const from = tap.sent.length
-    const first = yield* Effect.flatMap(query(""), list)
+    const page = (pageToken: string) =>
+      Effect.flatMap(validate(Request)({ ...filter, pageSize: 5, pageToken }), (request) => list(request.query))
+    const first = yield* page("")
     expect(first.nextPageToken).not.toBe("")
-    yield* Effect.flatMap(query(first.nextPageToken), list)
+    yield* page(first.nextPageToken)
     for (const { nodes, sql } of yield* plansSince(from)) {
       const types = nodes.map((node) => node["Node Type"])
       expect({ sql, types }).toEqual({ sql, types: expect.not.arrayContaining(["Sort"]) })
@@ -109,44 +115,18 @@ describe(`list statements on ${testDatabaseKind}`, () => {
         const profiles = yield* Profiles
         const licenses = yield* Licenses
         const onboarding = yield* Onboarding
-        const page = { pageSize: 5 }
-        yield* servedByIndex(
-          (pageToken) => Effect.map(validate(ListOrgsRequest)({ ...page, pageToken }), (r) => r.query),
-          orgs.list,
-          ["orgs_newest_first"]
-        )
-        yield* servedByIndex(
-          (pageToken) => Effect.map(validate(ListProfilesRequest)({ ...page, pageToken }), (r) => r.query),
-          profiles.list,
-          ["profiles_newest_first"]
-        )
-        yield* servedByIndex(
-          (pageToken) => Effect.map(validate(ListProfilesRequest)({ ...page, pageToken, orgId: owner(7) }), (r) => r.query),
-          profiles.list,
-          ["profiles_by_org_newest_first"]
-        )
-        yield* servedByIndex(
-          (pageToken) => Effect.map(validate(ListLicensesRequest)({ ...page, pageToken }), (r) => r.query),
-          licenses.list,
-          ["licenses_newest_first"]
-        )
-        yield* servedByIndex(
-          (pageToken) => Effect.map(validate(ListLicensesRequest)({ ...page, pageToken, userId: owner(7) }), (r) => r.query),
-          licenses.list,
-          ["licenses_by_user_newest_first"]
-        )
-        yield* servedByIndex(
-          (pageToken) => Effect.map(validate(ListOnboardingWorkflowsRequest)({ ...page, pageToken }), (r) => r.query),
-          onboarding.listRuns,
-          ["onboarding_runs_newest_first"]
-        )
+        const user = { userId: owner(7) }
+        yield* servedByIndex(ListOrgsRequest, {}, orgs.list, ["orgs_newest_first"])
+        yield* servedByIndex(ListProfilesRequest, {}, profiles.list, ["profiles_newest_first"])
+        yield* servedByIndex(ListProfilesRequest, { orgId: owner(7) }, profiles.list, ["profiles_by_org_newest_first"])
+        yield* servedByIndex(ListLicensesRequest, {}, licenses.list, ["licenses_newest_first"])
+        yield* servedByIndex(ListLicensesRequest, user, licenses.list, ["licenses_by_user_newest_first"])
+        yield* servedByIndex(ListOnboardingWorkflowsRequest, {}, onboarding.listRuns, ["onboarding_runs_newest_first"])
         // Every run is `completed`: either index serves the filter in order.
-        yield* servedByIndex(
-          (pageToken) =>
-            Effect.map(validate(ListOnboardingWorkflowsRequest)({ ...page, pageToken, status: "completed" }), (r) => r.query),
-          onboarding.listRuns,
-          ["onboarding_runs_by_status_newest_first", "onboarding_runs_newest_first"]
-        )
+        yield* servedByIndex(ListOnboardingWorkflowsRequest, { status: "completed" }, onboarding.listRuns, [
+          "onboarding_runs_by_status_newest_first",
+          "onboarding_runs_newest_first"
+        ])
       }))
   })
 })
