@@ -23,7 +23,7 @@ export { connectClient, type ConnectClientOptions } from "./ConnectClient.js"
 
 // The domain's values and errors that the clients answer with.
 export { AlreadyExists, InvalidArgument, NotFound, Unavailable } from "../domain/Errors.js"
-export { License } from "../domain/License.js"
-export { OnboardingResult, OnboardingRun } from "../domain/Onboarding.js"
-export { Org } from "../domain/Org.js"
-export { Profile } from "../domain/Profile.js"
+export { License, ListLicensesResponse } from "../domain/License.js"
+export { ListOnboardingWorkflowsResponse, OnboardingResult, OnboardingRun } from "../domain/Onboarding.js"
+export { ListOrgsResponse, Org } from "../domain/Org.js"
+export { ListProfilesResponse, Profile } from "../domain/Profile.js"

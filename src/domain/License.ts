@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { LicenseId, UserId } from "./Ids.js"
+import { listRequest, optionalFilter, type PageQuery, pageQuery } from "./Page.js"
 import { type Timestamp as T, Timestamp, toMicros } from "./Timestamp.js"
 
 /**
@@ -20,3 +21,17 @@ export class License extends Schema.Class<License>("License")(
     end: Timestamp
   }).pipe(endsAfterStart("start"))
 ) {}
+
+/** Licenses, optionally only those of one user. */
+export class ListLicensesRequest extends Schema.Class<ListLicensesRequest>("ListLicensesRequest")(
+  listRequest("licenses", { userId: optionalFilter(UserId) }, (request) => request.userId || "")
+) {
+  get query(): PageQuery<UserId | undefined> {
+    return pageQuery("licenses", this, this.userId || undefined)
+  }
+}
+
+export class ListLicensesResponse extends Schema.Class<ListLicensesResponse>("ListLicensesResponse")({
+  licenses: Schema.Array(License),
+  nextPageToken: Schema.String
+}) {}

@@ -3,6 +3,7 @@ import { createHash } from "node:crypto"
 import { LicenseId, OrgId, ProfileId, WorkflowId } from "./Ids.js"
 import { endsAfterStart } from "./License.js"
 import { Name } from "./Name.js"
+import { listRequest, optionalFilter, type PageQuery, pageQuery } from "./Page.js"
 import { Timestamp } from "./Timestamp.js"
 
 /**
@@ -49,6 +50,7 @@ export class OnboardingResult extends Schema.Class<OnboardingResult>("Onboarding
 }) {}
 
 export const RunStatus = Schema.Literal("completed")
+export type RunStatus = typeof RunStatus.Type
 
 /** The durable record of one workflow run, written in the same transaction as its three rows. */
 export class OnboardingRun extends Schema.Class<OnboardingRun>("OnboardingRun")({
@@ -59,3 +61,32 @@ export class OnboardingRun extends Schema.Class<OnboardingRun>("OnboardingRun")(
   status: RunStatus,
   createdAt: Timestamp
 }) {}
+
+/**
+ * A status to list by: text on the wire, as ids are, so that an unknown one is refused by the
+ * service with its field's name (in every style, @effect/rpc's typed client included) rather than
+ * by a client's own check of the wire shape.
+ */
+const StatusFilter = Schema.String.pipe(
+  Schema.filter((status): status is RunStatus => (RunStatus.literals as ReadonlyArray<string>).includes(status), {
+    message: () => `must be one of: ${RunStatus.literals.join(", ")}`
+  })
+)
+
+/** Workflow runs, optionally only those with one status. */
+export class ListOnboardingWorkflowsRequest
+  extends Schema.Class<ListOnboardingWorkflowsRequest>("ListOnboardingWorkflowsRequest")(
+    listRequest("workflows", { status: optionalFilter(StatusFilter) }, (request) => request.status || "")
+  )
+{
+  get query(): PageQuery<RunStatus | undefined> {
+    return pageQuery("workflows", this, this.status || undefined)
+  }
+}
+
+export class ListOnboardingWorkflowsResponse
+  extends Schema.Class<ListOnboardingWorkflowsResponse>("ListOnboardingWorkflowsResponse")({
+    workflows: Schema.Array(OnboardingRun),
+    nextPageToken: Schema.String
+  })
+{}

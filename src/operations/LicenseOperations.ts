@@ -3,7 +3,7 @@ import * as RpcGroup from "@effect/rpc/RpcGroup"
 import { Effect, Schema } from "effect"
 import { AlreadyExists, InvalidArgument, NotFound, Unavailable } from "../domain/Errors.js"
 import { LicenseId } from "../domain/Ids.js"
-import { License } from "../domain/License.js"
+import { License, ListLicensesRequest, ListLicensesResponse } from "../domain/License.js"
 import { Licenses } from "../services/Licenses.js"
 import { validated, wireShape } from "./Operation.js"
 
@@ -20,6 +20,11 @@ export class LicenseOperations extends RpcGroup.make(
     payload: wireShape(LicenseRef),
     success: License,
     error: Schema.Union(InvalidArgument, NotFound, Unavailable)
+  }),
+  Rpc.make("ListLicenses", {
+    payload: wireShape(ListLicensesRequest),
+    success: ListLicensesResponse,
+    error: Schema.Union(InvalidArgument, Unavailable)
   })
 ) {}
 
@@ -30,6 +35,11 @@ export const LicenseOperationsLive = LicenseOperations.toLayer(Effect.gen(functi
   const licenses = yield* Licenses
   return {
     CreateLicense: validated(License, licenses.create),
-    GetLicense: validated(LicenseRef, ({ id }) => licenses.get(id))
+    GetLicense: validated(LicenseRef, ({ id }) => licenses.get(id)),
+    ListLicenses: validated(ListLicensesRequest, (request) =>
+      Effect.map(
+        licenses.list(request.query),
+        (page) => new ListLicensesResponse({ licenses: page.items, nextPageToken: page.nextPageToken })
+      ))
   }
 }))

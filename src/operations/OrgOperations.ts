@@ -3,7 +3,7 @@ import * as RpcGroup from "@effect/rpc/RpcGroup"
 import { Effect, Schema } from "effect"
 import { AlreadyExists, InvalidArgument, NotFound, Unavailable } from "../domain/Errors.js"
 import { OrgId } from "../domain/Ids.js"
-import { Org } from "../domain/Org.js"
+import { ListOrgsRequest, ListOrgsResponse, Org } from "../domain/Org.js"
 import { Orgs } from "../services/Orgs.js"
 import { validated, wireShape } from "./Operation.js"
 
@@ -23,6 +23,11 @@ export class OrgOperations extends RpcGroup.make(
     payload: wireShape(OrgRef),
     success: Org,
     error: Schema.Union(InvalidArgument, NotFound, Unavailable)
+  }),
+  Rpc.make("ListOrgs", {
+    payload: wireShape(ListOrgsRequest),
+    success: ListOrgsResponse,
+    error: Schema.Union(InvalidArgument, Unavailable)
   })
 ) {}
 
@@ -33,6 +38,8 @@ export const OrgOperationsLive = OrgOperations.toLayer(Effect.gen(function*() {
   const orgs = yield* Orgs
   return {
     CreateOrg: validated(Org, orgs.create),
-    GetOrg: validated(OrgRef, ({ id }) => orgs.get(id))
+    GetOrg: validated(OrgRef, ({ id }) => orgs.get(id)),
+    ListOrgs: validated(ListOrgsRequest, (request) =>
+      Effect.map(orgs.list(request.query), (page) => new ListOrgsResponse({ orgs: page.items, nextPageToken: page.nextPageToken })))
   }
 }))

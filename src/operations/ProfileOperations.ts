@@ -3,7 +3,7 @@ import * as RpcGroup from "@effect/rpc/RpcGroup"
 import { Effect, Schema } from "effect"
 import { AlreadyExists, InvalidArgument, NotFound, Unavailable } from "../domain/Errors.js"
 import { ProfileId } from "../domain/Ids.js"
-import { Profile } from "../domain/Profile.js"
+import { ListProfilesRequest, ListProfilesResponse, Profile } from "../domain/Profile.js"
 import { Profiles } from "../services/Profiles.js"
 import { validated, wireShape } from "./Operation.js"
 
@@ -20,6 +20,11 @@ export class ProfileOperations extends RpcGroup.make(
     payload: wireShape(ProfileRef),
     success: Profile,
     error: Schema.Union(InvalidArgument, NotFound, Unavailable)
+  }),
+  Rpc.make("ListProfiles", {
+    payload: wireShape(ListProfilesRequest),
+    success: ListProfilesResponse,
+    error: Schema.Union(InvalidArgument, Unavailable)
   })
 ) {}
 
@@ -30,6 +35,11 @@ export const ProfileOperationsLive = ProfileOperations.toLayer(Effect.gen(functi
   const profiles = yield* Profiles
   return {
     CreateProfile: validated(Profile, profiles.create),
-    GetProfile: validated(ProfileRef, ({ id }) => profiles.get(id))
+    GetProfile: validated(ProfileRef, ({ id }) => profiles.get(id)),
+    ListProfiles: validated(ListProfilesRequest, (request) =>
+      Effect.map(
+        profiles.list(request.query),
+        (page) => new ListProfilesResponse({ profiles: page.items, nextPageToken: page.nextPageToken })
+      ))
   }
 }))

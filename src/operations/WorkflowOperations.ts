@@ -3,7 +3,13 @@ import * as RpcGroup from "@effect/rpc/RpcGroup"
 import { Effect, Schema } from "effect"
 import { AlreadyExists, InvalidArgument, NotFound, Unavailable } from "../domain/Errors.js"
 import { WorkflowId } from "../domain/Ids.js"
-import { OnboardingRequest, OnboardingResult, OnboardingRun } from "../domain/Onboarding.js"
+import {
+  ListOnboardingWorkflowsRequest,
+  ListOnboardingWorkflowsResponse,
+  OnboardingRequest,
+  OnboardingResult,
+  OnboardingRun
+} from "../domain/Onboarding.js"
 import { Onboarding } from "../services/Onboarding.js"
 import { validated, wireShape } from "./Operation.js"
 
@@ -20,6 +26,11 @@ export class WorkflowOperations extends RpcGroup.make(
     payload: wireShape(RunRef),
     success: OnboardingRun,
     error: Schema.Union(InvalidArgument, NotFound, Unavailable)
+  }),
+  Rpc.make("ListOnboardingWorkflows", {
+    payload: wireShape(ListOnboardingWorkflowsRequest),
+    success: ListOnboardingWorkflowsResponse,
+    error: Schema.Union(InvalidArgument, Unavailable)
   })
 ) {}
 
@@ -30,6 +41,11 @@ export const WorkflowOperationsLive = WorkflowOperations.toLayer(Effect.gen(func
   const onboarding = yield* Onboarding
   return {
     CreateOnboardingWorkflow: validated(OnboardingRequest, onboarding.create),
-    GetOnboardingWorkflow: validated(RunRef, ({ workflowId }) => onboarding.getRun(workflowId))
+    GetOnboardingWorkflow: validated(RunRef, ({ workflowId }) => onboarding.getRun(workflowId)),
+    ListOnboardingWorkflows: validated(ListOnboardingWorkflowsRequest, (request) =>
+      Effect.map(
+        onboarding.listRuns(request.query),
+        (page) => new ListOnboardingWorkflowsResponse({ workflows: page.items, nextPageToken: page.nextPageToken })
+      ))
   }
 }))

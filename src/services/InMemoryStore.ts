@@ -1,9 +1,11 @@
-import { Context, Effect, Equal, HashMap, Layer, Option, Ref } from "effect"
+import { Clock, Context, Effect, Equal, HashMap, Layer, Option, Ref } from "effect"
 import { AlreadyExists, NotFound } from "../domain/Errors.js"
 import type { License } from "../domain/License.js"
 import type { OnboardingRun } from "../domain/Onboarding.js"
 import type { Org } from "../domain/Org.js"
+import { newestFirst, type Page, pageOf, type PageQuery, type Positioned } from "../domain/Page.js"
 import type { Profile } from "../domain/Profile.js"
+import { fromMicros, type Timestamp } from "../domain/Timestamp.js"
 
 /** A run as the workflow keeps it: the record, and the fingerprint of the request that made it. */
 export interface StoredRun {
@@ -11,12 +13,43 @@ export interface StoredRun {
   readonly fingerprint: string
 }
 
-/** What the in-memory layers hold: the four tables of the database, as immutable maps. */
+/**
+ * What the in-memory layers hold: the four tables of the database, as immutable maps; each record
+ * with its position in its list (its creation time, as the SQL tables' `created_at`, and its id).
+ */
 export interface Tables {
-  readonly orgs: HashMap.HashMap<string, Org>
-  readonly profiles: HashMap.HashMap<string, Profile>
-  readonly licenses: HashMap.HashMap<string, License>
+  readonly orgs: HashMap.HashMap<string, Positioned<Org>>
+  readonly profiles: HashMap.HashMap<string, Positioned<Profile>>
+  readonly licenses: HashMap.HashMap<string, Positioned<License>>
   readonly runs: HashMap.HashMap<string, StoredRun>
+  /**
+   * The last creation time handed out, in microseconds: each one is later than the one before,
+   * so records created within one millisecond still list newest first, as in the database.
+   */
+  readonly clock: bigint
+}
+
+/** The creation time of a record created now (`nowMillis`), and the tables with their clock moved on. */
+export const creationTime = (tables: Tables, nowMillis: number): readonly [Timestamp, Tables] => {
+  const now = BigInt(nowMillis) * 1000n
+  const micros = now > tables.clock ? now : tables.clock + 1n
+  return [fromMicros(micros), { ...tables, clock: micros }]
+}
+
+/** One page of `rows`, those that `matches`, newest first: what the SQL layers' keyset pages answer. */
+export const inMemoryPage = <A, Filter extends string | undefined>(
+  rows: Iterable<Positioned<A>>,
+  query: PageQuery<Filter>,
+  matches: (value: A, filter: NonNullable<Filter>) => boolean
+): Page<A> => {
+  const { after, filter } = query
+  const listed = [...rows]
+    .filter((row) =>
+      (filter === undefined || matches(row.value, filter as NonNullable<Filter>)) &&
+      (after === undefined || newestFirst(after, row.position) < 0)
+    )
+    .sort((a, b) => newestFirst(a.position, b.position))
+  return pageOf(listed.slice(0, query.size + 1), query)
 }
 
 /**
@@ -28,7 +61,13 @@ export interface Tables {
 export class InMemoryStore extends Context.Tag("InMemoryStore")<InMemoryStore, Ref.Ref<Tables>>() {
   static readonly layer = Layer.effect(
     InMemoryStore,
-    Ref.make<Tables>({ orgs: HashMap.empty(), profiles: HashMap.empty(), licenses: HashMap.empty(), runs: HashMap.empty() })
+    Ref.make<Tables>({
+      orgs: HashMap.empty(),
+      profiles: HashMap.empty(),
+      licenses: HashMap.empty(),
+      runs: HashMap.empty(),
+      clock: 0n
+    })
   )
 }
 
@@ -40,29 +79,41 @@ interface Records {
 }
 
 /**
- * Create and get over one table, with the create semantics of the SQL layers (Records.ts): the
- * caller's id is the key; the same content again answers with the stored record; other content
- * under that id is AlreadyExists; nothing is overwritten.
+ * Create, get and list over one table, with the create semantics of the SQL layers (Records.ts):
+ * the caller's id is the key; the same content again answers with the stored record; other
+ * content under that id is AlreadyExists; nothing is overwritten. `matches` is the list's filter.
  */
-export const inMemoryTable = <T extends keyof Records>(store: Ref.Ref<Tables>, table: T, resource: string) => ({
-  create: (value: Records[T]): Effect.Effect<Records[T], AlreadyExists> =>
-    Effect.flatten(Ref.modify(store, (tables) => {
-      const rows = tables[table] as HashMap.HashMap<string, Records[T]>
-      const stored = HashMap.get(rows, value.id)
-      if (Option.isNone(stored)) {
-        return [Effect.succeed(value), { ...tables, [table]: HashMap.set(rows, value.id, value) }] as const
-      }
-      return [
-        Equal.equals(stored.value, value)
-          ? Effect.succeed(stored.value)
-          : Effect.fail(new AlreadyExists({ resource, id: value.id })),
-        tables
-      ] as const
-    })),
-  get: (id: string): Effect.Effect<Records[T], NotFound> =>
-    Effect.flatMap(Ref.get(store), (tables) =>
-      Option.match(HashMap.get(tables[table] as HashMap.HashMap<string, Records[T]>, id), {
-        onNone: () => Effect.fail(new NotFound({ resource, id })),
-        onSome: Effect.succeed
-      }))
-})
+export const inMemoryTable = <T extends keyof Records, Filter extends string | undefined>(
+  store: Ref.Ref<Tables>,
+  table: T,
+  resource: string,
+  matches: (value: Records[T], filter: NonNullable<Filter>) => boolean
+) => {
+  const rowsOf = (tables: Tables) => tables[table] as HashMap.HashMap<string, Positioned<Records[T]>>
+  return {
+    create: (value: Records[T]): Effect.Effect<Records[T], AlreadyExists> =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        Effect.flatten(Ref.modify(store, (tables) => {
+          const stored = HashMap.get(rowsOf(tables), value.id)
+          if (Option.isNone(stored)) {
+            const [createdAt, later] = creationTime(tables, now)
+            const row = { value, position: { createdAt, id: value.id } }
+            return [Effect.succeed(value), { ...later, [table]: HashMap.set(rowsOf(tables), value.id, row) }] as const
+          }
+          return [
+            Equal.equals(stored.value.value, value)
+              ? Effect.succeed(stored.value.value)
+              : Effect.fail(new AlreadyExists({ resource, id: value.id })),
+            tables
+          ] as const
+        }))),
+    get: (id: string): Effect.Effect<Records[T], NotFound> =>
+      Effect.flatMap(Ref.get(store), (tables) =>
+        Option.match(HashMap.get(rowsOf(tables), id), {
+          onNone: () => Effect.fail(new NotFound({ resource, id })),
+          onSome: (row) => Effect.succeed(row.value)
+        })),
+    list: (query: PageQuery<Filter>): Effect.Effect<Page<Records[T]>> =>
+      Effect.map(Ref.get(store), (tables) => inMemoryPage(HashMap.values(rowsOf(tables)), query, matches))
+  }
+}

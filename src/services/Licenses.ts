@@ -1,11 +1,15 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect, Layer } from "effect"
-import { LicenseId } from "../domain/Ids.js"
+import { LicenseId, type UserId } from "../domain/Ids.js"
 import { License } from "../domain/License.js"
+import type { PageQuery } from "../domain/Page.js"
+import { keysetAfter, keysetPage } from "./KeysetPage.js"
 import { utcText } from "./SqlText.js"
 import { InMemoryStore, inMemoryTable } from "./InMemoryStore.js"
 import { findStored, getOrNotFound, insertOrReplay } from "./Records.js"
 import { databaseOperation } from "./Transient.js"
+
+const page = keysetPage(License, (license) => license.id)
 
 export class Licenses extends Effect.Service<Licenses>()("Licenses", {
   effect: Effect.gen(function*() {
@@ -24,15 +28,24 @@ export class Licenses extends Effect.Service<Licenses>()("Licenses", {
           values (${license.id}, ${license.userId}, ${license.start}::timestamptz, ${license.end}::timestamptz)
           on conflict (id) do nothing returning id`
 
+    /** Newest first, served by licenses_newest_first, or licenses_by_user_newest_first for one user. */
+    const select = (query: PageQuery<UserId | undefined>) => (limit: number) =>
+      sql`select id, user_id as "userId", ${sql.literal(utcText("start_at"))} as start,
+                 ${sql.literal(utcText("end_at"))} as "end", ${sql.literal(utcText("created_at"))} as "createdAt"
+          from licenses
+          where ${sql.and([...(query.filter === undefined ? [] : [sql`user_id = ${query.filter}`]), ...keysetAfter(sql, "id", query.after)])}
+          order by created_at desc, id desc limit ${limit}`
+
     return {
       create: (license: License) => insertOrReplay("license", insert, find)(license).pipe(databaseOperation),
-      get: (id: LicenseId) => getOrNotFound("license", find)(id).pipe(databaseOperation)
+      get: (id: LicenseId) => getOrNotFound("license", find)(id).pipe(databaseOperation),
+      list: (query: PageQuery<UserId | undefined>) => page(query, select(query)).pipe(databaseOperation)
     } as const
   })
 }) {
   /** The same rules, kept in memory (no SQL): what the transport tests run on. */
   static readonly InMemory = Layer.effect(
     Licenses,
-    Effect.map(InMemoryStore, (store) => Licenses.make(inMemoryTable(store, "licenses", "license")))
+    Effect.map(InMemoryStore, (store) => Licenses.make(inMemoryTable<"licenses", UserId | undefined>(store, "licenses", "license", (license, userId) => license.userId === userId)))
   )
 }

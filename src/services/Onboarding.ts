@@ -1,20 +1,23 @@
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Cause, Clock, Effect, Exit, HashMap, Layer, Metric, Option, Ref, Schema } from "effect"
+import { Cause, Clock, Effect, Exit, HashMap, Iterable, Layer, Metric, Option, Ref, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { AlreadyExists, NotFound, type Unavailable } from "../domain/Errors.js"
 import { LicenseId, OrgId, ProfileId, UserId, WorkflowId } from "../domain/Ids.js"
 import { License } from "../domain/License.js"
-import { OnboardingRequest, OnboardingResult, OnboardingRun } from "../domain/Onboarding.js"
+import { OnboardingRequest, OnboardingResult, OnboardingRun, type RunStatus } from "../domain/Onboarding.js"
 import { Org } from "../domain/Org.js"
+import type { PageQuery } from "../domain/Page.js"
 import { Profile } from "../domain/Profile.js"
-import { fromMicros } from "../domain/Timestamp.js"
-import { InMemoryStore } from "./InMemoryStore.js"
+import { creationTime, InMemoryStore, inMemoryPage } from "./InMemoryStore.js"
+import { keysetAfter, keysetPage } from "./KeysetPage.js"
 import { Licenses } from "./Licenses.js"
 import { Orgs } from "./Orgs.js"
 import { Profiles } from "./Profiles.js"
 import { findStored, getOrNotFound } from "./Records.js"
 import { utcText } from "./SqlText.js"
 import { databaseOperation } from "./Transient.js"
+
+const runsPage = keysetPage(OnboardingRun, (run) => run.workflowId)
 
 const StoredRun = Schema.Struct({
   ...OnboardingRun.fields,
@@ -58,6 +61,17 @@ export class Onboarding extends Effect.Service<Onboarding>()("Onboarding", {
                    ${sql.literal(utcText("created_at"))} as "createdAt"
             from onboarding_runs where workflow_id = ${id}`
     })
+
+    /** Newest first, served by onboarding_runs_newest_first, or onboarding_runs_by_status_newest_first. */
+    const selectRuns = (query: PageQuery<RunStatus | undefined>) => (limit: number) =>
+      sql`select workflow_id as "workflowId", org_id as "orgId", profile_id as "profileId",
+                 license_id as "licenseId", status, ${sql.literal(utcText("created_at"))} as "createdAt"
+          from onboarding_runs
+          where ${sql.and([
+        ...(query.filter === undefined ? [] : [sql`status = ${query.filter}`]),
+        ...keysetAfter(sql, "workflow_id", query.after)
+      ])}
+          order by created_at desc, workflow_id desc limit ${limit}`
 
     /**
      * The run row goes first: it claims the workflow id, so a concurrent duplicate blocks on it
@@ -124,7 +138,9 @@ export class Onboarding extends Effect.Service<Onboarding>()("Onboarding", {
           Effect.tap(() => Effect.annotateCurrentSpan("onboarding.workflow_id", workflowId)),
           Effect.map(({ fingerprint: _, ...run }) => new OnboardingRun(run)),
           databaseOperation
-        )
+        ),
+
+      listRuns: (query: PageQuery<RunStatus | undefined>) => runsPage(query, selectRuns(query)).pipe(databaseOperation)
     } as const
   }),
   dependencies: [Orgs.Default, Profiles.Default, Licenses.Default]
@@ -157,23 +173,37 @@ export class Onboarding extends Effect.Service<Onboarding>()("Onboarding", {
                   tables
                 ] as const
               }
-              const run = new OnboardingRun({ ...result, status: "completed", createdAt: fromMicros(BigInt(now) * 1000n) })
+              // One creation time for the four rows, as the transaction's now() gives them in SQL.
+              const [createdAt, later] = creationTime(tables, now)
+              const run = new OnboardingRun({ ...result, status: "completed", createdAt })
+              const positioned = <A>(value: A, id: string) => ({ value, position: { createdAt, id } })
               return [Effect.succeed(result), {
-                orgs: HashMap.set(tables.orgs, result.orgId, new Org({ id: result.orgId, name: request.org.name })),
+                ...later,
+                orgs: HashMap.set(
+                  tables.orgs,
+                  result.orgId,
+                  positioned(new Org({ id: result.orgId, name: request.org.name }), result.orgId)
+                ),
                 profiles: HashMap.set(
                   tables.profiles,
                   result.profileId,
-                  new Profile({ id: result.profileId, fullName: request.profile.fullName, orgId: result.orgId })
+                  positioned(
+                    new Profile({ id: result.profileId, fullName: request.profile.fullName, orgId: result.orgId }),
+                    result.profileId
+                  )
                 ),
                 licenses: HashMap.set(
                   tables.licenses,
                   result.licenseId,
-                  new License({
-                    id: result.licenseId,
-                    userId: UserId.make(result.profileId),
-                    start: request.license.start,
-                    end: request.license.end
-                  })
+                  positioned(
+                    new License({
+                      id: result.licenseId,
+                      userId: UserId.make(result.profileId),
+                      start: request.license.start,
+                      end: request.license.end
+                    }),
+                    result.licenseId
+                  )
                 ),
                 runs: HashMap.set(tables.runs, workflowId, { run, fingerprint: request.fingerprint })
               }] as const
@@ -184,7 +214,17 @@ export class Onboarding extends Effect.Service<Onboarding>()("Onboarding", {
             Option.match(HashMap.get(tables.runs, workflowId), {
               onNone: () => Effect.fail(new NotFound({ resource: "workflow", id: workflowId })),
               onSome: (stored) => Effect.succeed(stored.run)
-            }))
+            })),
+        listRuns: (query) =>
+          Effect.map(Ref.get(store), (tables) =>
+            inMemoryPage(
+              Iterable.map(HashMap.values(tables.runs), ({ run }) => ({
+                value: run,
+                position: { createdAt: run.createdAt, id: run.workflowId }
+              })),
+              query,
+              (run, status) => run.status === status
+            ))
       }))
   )
 }

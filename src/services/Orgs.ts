@@ -2,9 +2,14 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect, Layer } from "effect"
 import { OrgId } from "../domain/Ids.js"
 import { Org } from "../domain/Org.js"
+import type { PageQuery } from "../domain/Page.js"
 import { InMemoryStore, inMemoryTable } from "./InMemoryStore.js"
+import { keysetAfter, keysetPage } from "./KeysetPage.js"
 import { findStored, getOrNotFound, insertOrReplay } from "./Records.js"
+import { utcText } from "./SqlText.js"
 import { databaseOperation } from "./Transient.js"
+
+const page = keysetPage(Org, (org) => org.id)
 
 export class Orgs extends Effect.Service<Orgs>()("Orgs", {
   effect: Effect.gen(function*() {
@@ -18,15 +23,22 @@ export class Orgs extends Effect.Service<Orgs>()("Orgs", {
     const insert = (org: Org) =>
       sql`insert into orgs (id, name) values (${org.id}, ${org.name}) on conflict (id) do nothing returning id`
 
+    /** Newest first, served by the index orgs_newest_first. */
+    const select = (query: PageQuery<undefined>) => (limit: number) =>
+      sql`select id, name, ${sql.literal(utcText("created_at"))} as "createdAt" from orgs
+          where ${sql.and(keysetAfter(sql, "id", query.after))}
+          order by created_at desc, id desc limit ${limit}`
+
     return {
       create: (org: Org) => insertOrReplay("org", insert, find)(org).pipe(databaseOperation),
-      get: (id: OrgId) => getOrNotFound("org", find)(id).pipe(databaseOperation)
+      get: (id: OrgId) => getOrNotFound("org", find)(id).pipe(databaseOperation),
+      list: (query: PageQuery<undefined>) => page(query, select(query)).pipe(databaseOperation)
     } as const
   })
 }) {
   /** The same rules, kept in memory (no SQL): what the transport tests run on. */
   static readonly InMemory = Layer.effect(
     Orgs,
-    Effect.map(InMemoryStore, (store) => Orgs.make(inMemoryTable(store, "orgs", "org")))
+    Effect.map(InMemoryStore, (store) => Orgs.make(inMemoryTable<"orgs", undefined>(store, "orgs", "org", () => true)))
   )
 }

@@ -1,10 +1,15 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect, Layer } from "effect"
-import { ProfileId } from "../domain/Ids.js"
+import { type OrgId, ProfileId } from "../domain/Ids.js"
+import type { PageQuery } from "../domain/Page.js"
 import { Profile } from "../domain/Profile.js"
 import { InMemoryStore, inMemoryTable } from "./InMemoryStore.js"
+import { keysetAfter, keysetPage } from "./KeysetPage.js"
 import { findStored, getOrNotFound, insertOrReplay } from "./Records.js"
+import { utcText } from "./SqlText.js"
 import { databaseOperation } from "./Transient.js"
+
+const page = keysetPage(Profile, (profile) => profile.id)
 
 export class Profiles extends Effect.Service<Profiles>()("Profiles", {
   effect: Effect.gen(function*() {
@@ -20,15 +25,23 @@ export class Profiles extends Effect.Service<Profiles>()("Profiles", {
           values (${profile.id}, ${profile.fullName}, ${profile.orgId})
           on conflict (id) do nothing returning id`
 
+    /** Newest first, served by profiles_newest_first, or profiles_by_org_newest_first for one org. */
+    const select = (query: PageQuery<OrgId | undefined>) => (limit: number) =>
+      sql`select id, full_name as "fullName", org_id as "orgId", ${sql.literal(utcText("created_at"))} as "createdAt"
+          from profiles
+          where ${sql.and([...(query.filter === undefined ? [] : [sql`org_id = ${query.filter}`]), ...keysetAfter(sql, "id", query.after)])}
+          order by created_at desc, id desc limit ${limit}`
+
     return {
       create: (profile: Profile) => insertOrReplay("profile", insert, find)(profile).pipe(databaseOperation),
-      get: (id: ProfileId) => getOrNotFound("profile", find)(id).pipe(databaseOperation)
+      get: (id: ProfileId) => getOrNotFound("profile", find)(id).pipe(databaseOperation),
+      list: (query: PageQuery<OrgId | undefined>) => page(query, select(query)).pipe(databaseOperation)
     } as const
   })
 }) {
   /** The same rules, kept in memory (no SQL): what the transport tests run on. */
   static readonly InMemory = Layer.effect(
     Profiles,
-    Effect.map(InMemoryStore, (store) => Profiles.make(inMemoryTable(store, "profiles", "profile")))
+    Effect.map(InMemoryStore, (store) => Profiles.make(inMemoryTable<"profiles", OrgId | undefined>(store, "profiles", "profile", (profile, orgId) => profile.orgId === orgId)))
   )
 }

@@ -105,6 +105,73 @@ describe(`every access style end to end (${deployment})`, () => {
         }
       }))
 
+    it.effect("every style lists and pages through the same rows, newest first, with the same tokens", () =>
+      withClients(async (clients) => {
+        const [writer] = clients
+        const org = await writer!.createOrg({ id: randomUUID(), name: "Listed Inc" })
+        const profiles = []
+        for (const fullName of ["P1", "P2", "P3", "P4", "P5"]) {
+          profiles.unshift(await writer!.createProfile({ id: randomUUID(), fullName, orgId: org.id }))
+        }
+        const userId = profiles[0]!.id
+        const licenses = []
+        for (let i = 0; i < 3; i++) licenses.unshift(await writer!.createLicense({ id: randomUUID(), userId, ...period }))
+        const runs = []
+        for (const name of ["W1", "W2"]) {
+          const result = await writer!.createWorkflow({ license: period, org: { name }, profile: { fullName: name } })
+          runs.unshift(await writer!.getWorkflow(result.workflowId))
+        }
+
+        /** Every page of a list, asked `pageSize` at a time: the rows, and the tokens handed out. */
+        const everyPage = async <A>(list: (pageToken: string | undefined) => Promise<{ items: ReadonlyArray<A>; nextPageToken: string }>) => {
+          const rows: Array<A> = []
+          const tokens: Array<string> = []
+          let token: string | undefined
+          do {
+            const page = await list(token)
+            rows.push(...page.items)
+            token = page.nextPageToken === "" ? undefined : page.nextPageToken
+            if (token !== undefined) tokens.push(token)
+          } while (token !== undefined)
+          return { rows, tokens }
+        }
+        const seen: Array<unknown> = []
+        for (const client of clients) {
+          const byOrg = await everyPage((pageToken) =>
+            client.listProfiles({ pageSize: 2, orgId: org.id, ...(pageToken === undefined ? {} : { pageToken }) })
+          )
+          expect({ style: client.style, rows: byOrg.rows }).toEqual({ style: client.style, rows: profiles })
+          const byUser = await everyPage((pageToken) =>
+            client.listLicenses({ pageSize: 2, userId, ...(pageToken === undefined ? {} : { pageToken }) })
+          )
+          expect(byUser.rows).toEqual(licenses)
+          // The workflows' rows are the newest of all: they lead the unfiltered lists.
+          const newestRuns = await client.listWorkflows({ pageSize: 2, status: "completed" })
+          expect(newestRuns.items).toEqual(runs)
+          const newestOrgs = await client.listOrgs({ pageSize: 2 })
+          expect(newestOrgs.items.map((o) => o.name)).toEqual(["W2", "W1"])
+          const everything = await client.listOrgs({})
+          expect(everything.items.length).toBeGreaterThanOrEqual(Math.min(20, 3))
+          expect(everything.items.length).toBeLessThanOrEqual(20)
+          seen.push({ profiles: byOrg.tokens, licenses: byUser.tokens, runs: newestRuns.nextPageToken, orgs: newestOrgs.nextPageToken })
+        }
+        // Tokens are the service's, not the style's: each style hands out the same ones.
+        expect(new Set(seen.map((tokens) => JSON.stringify(tokens))).size).toBe(1)
+      }))
+
+    it.effect("a list's bad size, token or filter is an invalid argument in every style", () =>
+      withClients(async (clients) => {
+        for (const client of clients) {
+          const codes = await Promise.all([
+            codeOf(client.listOrgs({ pageSize: 101 })),
+            codeOf(client.listProfiles({ orgId: "acme" })),
+            codeOf(client.listLicenses({ pageToken: "not-a-token" })),
+            codeOf(client.listWorkflows({ status: "running" }))
+          ])
+          expect({ style: client.style, codes }).toEqual({ style: client.style, codes: Array(4).fill(GrpcCode.InvalidArgument) })
+        }
+      }))
+
     it.effect("an error message reads the same in every style, field path and all", () =>
       withClients(async (clients) => {
         for (const client of clients) {
@@ -152,6 +219,10 @@ describe(`every access style end to end (${deployment})`, () => {
         const methods = yield* Effect.promise(() => listMethodsWithBufCurl(urls.workflow))
         expect(methods).toContain("workflow.v1beta1.WorkflowService/CreateOnboardingWorkflow")
         expect(methods).toContain("workflow.v1beta1.WorkflowService/GetOnboardingWorkflow")
+        expect(methods).toContain("workflow.v1beta1.WorkflowService/ListOnboardingWorkflows")
+        for (const [port, method] of [["org", "org.v1beta1.OrgService/ListOrgs"], ["profile", "profile.v1beta1.ProfileService/ListProfiles"], ["license", "license.v1beta1.LicenseService/ListLicenses"]] as const) {
+          expect(yield* Effect.promise(() => listMethodsWithBufCurl(urls[port]))).toContain(method)
+        }
       }))
 
     it.effect("every port reports SERVING through gRPC health (Check and Watch) and ready through /readyz", () =>

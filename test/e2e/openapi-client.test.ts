@@ -67,6 +67,8 @@ describe(`REST through a client generated from /openapi.json (${deployment})`, (
         const missing = yield* call(() => profiles.GET("/profiles/{id}", { params: { path: { id: randomUUID() } } }))
         expect(missing.response.status).toBe(404)
         expect(missing.error?.code).toBe(5)
+        const listed = yield* call(() => profiles.GET("/profiles", { params: { query: { orgId, pageSize: "1" } } }))
+        expect(listed.data).toEqual({ profiles: [{ id: profileId, ...profile }], nextPageToken: "" })
 
         const licenseId = randomUUID()
         const period = { start: "2023-11-16T13:00:00+01:00", end: "2024-11-16T12:00:00Z" }

@@ -45,7 +45,8 @@ const onPorts = (command: string, urls: ServiceUrls) =>
 
 const placeholders: Record<string, RegExp> = {
   "<uuid>": /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/,
-  "<timestamp>": /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/
+  "<timestamp>": /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/,
+  "<token>": /^[A-Za-z0-9_-]+$/
 }
 
 /** The documented answer with its placeholders replaced by what the service really said. */

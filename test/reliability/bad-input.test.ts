@@ -2,6 +2,8 @@ import { RpcClient } from "@effect/rpc"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
+import { pageQuery } from "../../src/domain/Page.js"
+import { CanonicalTimestamp } from "../../src/domain/Timestamp.js"
 import { CreateOrgRequestSchema } from "../../src/gen/org/v1beta1/org_pb.js"
 import { LicenseOperations } from "../../src/operations/LicenseOperations.js"
 import { OrgOperations } from "../../src/operations/OrgOperations.js"
@@ -147,6 +149,10 @@ type OperationName =
   | "getLicense"
   | "createWorkflow"
   | "getWorkflow"
+  | "listOrgs"
+  | "listProfiles"
+  | "listLicenses"
+  | "listWorkflows"
 
 type Json = Record<string, unknown>
 
@@ -162,6 +168,37 @@ interface Operation {
 }
 
 const withoutId = ({ id: _id, ...rest }: Json) => rest
+
+/** A list request's fields as REST query parameters. */
+const queryOf = (json: Json) => {
+  const parameters = new URLSearchParams(Object.entries(json).map(([name, value]): [string, string] => [name, String(value)])).toString()
+  return parameters === "" ? "" : `?${parameters}`
+}
+
+/** A list operation (contract §3.6b) in every style; `filter` is its filter's name, if it has one. */
+const listOperation = (
+  port: Port,
+  service: string,
+  name: string,
+  path: string,
+  field: string,
+  filter?: string
+): Operation => ({
+  port,
+  method: `${service}/${name}`,
+  client: `${name[0]!.toLowerCase()}${name.slice(1)}`,
+  rpc: { group: { OrgService: OrgOperations, ProfileService: ProfileOperations, LicenseService: LicenseOperations, WorkflowService: WorkflowOperations }[service.split(".")[2]!], tag: name },
+  rest: (json) => ({ method: "GET", path: `${path}${queryOf(json)}` }),
+  graphql: {
+    field,
+    query: filter === undefined
+      ? `query($pageSize: Int, $pageToken: String) { ${field}(pageSize: $pageSize, pageToken: $pageToken) { nextPageToken } }`
+      : `query($pageSize: Int, $pageToken: String, $${filter}: String) {
+          ${field}(pageSize: $pageSize, pageToken: $pageToken, ${filter}: $${filter}) { nextPageToken }
+        }`,
+    variables: (json) => json
+  }
+})
 
 const operations: Record<OperationName, Operation> = {
   createOrg: {
@@ -260,7 +297,18 @@ const operations: Record<OperationName, Operation> = {
       query: "query($id: ID!) { onboardingWorkflow(id: $id) { workflowId } }",
       variables: (json) => ({ id: json["workflowId"] })
     }
-  }
+  },
+  listOrgs: listOperation("org", "org.v1beta1.OrgService", "ListOrgs", "/orgs", "orgs"),
+  listProfiles: listOperation("profile", "profile.v1beta1.ProfileService", "ListProfiles", "/profiles", "profiles", "orgId"),
+  listLicenses: listOperation("license", "license.v1beta1.LicenseService", "ListLicenses", "/licenses", "licenses", "userId"),
+  listWorkflows: listOperation(
+    "workflow",
+    "workflow.v1beta1.WorkflowService",
+    "ListOnboardingWorkflows",
+    "/workflow/workflows/onboarding",
+    "onboardingWorkflows",
+    "status"
+  )
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -293,7 +341,68 @@ const workflowProto = () => ({
 })
 const noPath = { status: 404, code: 5, message: "no such path on this port" }
 
+/** A next-page token as the service writes it, for `list` under `filter`. */
+const tokenFor = (list: string, filter?: string) =>
+  pageQuery(list, {}, filter).tokenAfter({ createdAt: CanonicalTimestamp.make(start), id: id() })
+const pageSizeRule = "pageSize: must be between 1 and 100 (0 or absent means 20)"
+
 const valueCases: Array<ValueCase> = [
+  // lists (contract §3.6b)
+  { name: "a page size above 100", op: "listOrgs", json: { pageSize: 101 }, message: pageSizeRule },
+  { name: "a negative page size", op: "listProfiles", json: { pageSize: -1 }, message: pageSizeRule },
+  {
+    name: "a page size that is not a number",
+    op: "listLicenses",
+    json: { pageSize: "ten" },
+    message: `pageSize: Expected number, actual "ten"`,
+    per: {
+      connectJson: invalid.connect(/ListLicensesRequest\.page_size from JSON/),
+      graphql: invalid.graphqlRequest(/Int cannot represent non-integer value: "ten"/),
+      binary: "skip"
+    }
+  },
+  {
+    name: "a page token that is not one",
+    op: "listLicenses",
+    json: { pageToken: "not-a-token" },
+    message: "pageToken: must be a nextPageToken from an earlier answer of this list"
+  },
+  {
+    name: "a page token made for another filter",
+    op: "listProfiles",
+    json: { orgId: id(), pageToken: tokenFor("profiles", id()) },
+    message: "pageToken: was made for another filter: list again from the first page"
+  },
+  {
+    name: "a page token made without the filter",
+    op: "listLicenses",
+    json: { userId: id(), pageToken: tokenFor("licenses") },
+    message: "pageToken: was made for another filter: list again from the first page"
+  },
+  {
+    name: "a page token of another list",
+    op: "listOrgs",
+    json: { pageToken: tokenFor("workflows") },
+    message: "pageToken: was made for another list, not orgs"
+  },
+  { name: "an org filter that is not a UUID", op: "listProfiles", json: { orgId: "acme" }, message: notUuid("orgId") },
+  { name: "a user filter that is not a UUID", op: "listLicenses", json: { userId: "x" }, message: notUuid("userId") },
+  {
+    name: "an unknown status",
+    op: "listWorkflows",
+    json: { status: "running" },
+    message: "status: must be one of: completed"
+  },
+  {
+    name: "every rule broken at once",
+    op: "listProfiles",
+    json: { pageSize: 500, pageToken: "x", orgId: "y" },
+    message: [
+      pageSizeRule,
+      "pageToken: must be a nextPageToken from an earlier answer of this list",
+      notUuid("orgId")
+    ].join("; ")
+  },
   // ids
   { name: "a non-UUID id", op: "createOrg", json: { ...org(), id: "not-a-uuid" }, message: notUuid("id") },
   {
@@ -301,7 +410,8 @@ const valueCases: Array<ValueCase> = [
     op: "createOrg",
     json: { ...org(), id: "" },
     message: notUuid("id"),
-    per: { rest: noPath } // PUT /orgs/ names no resource
+    // PUT /orgs/ names no resource: it is the list's path (the router ignores a trailing slash).
+    per: { rest: { status: 405, code: 12, message: "method not allowed; use GET" } }
   },
   { name: "the id left out", op: "createOrg", json: { name: "Acme" }, message: "id: is missing", per: {
     connectJson: invalid.connect(notUuid("id")), // proto3: an absent string is ""
@@ -310,7 +420,8 @@ const valueCases: Array<ValueCase> = [
     graphql: invalid.graphqlRequest(/Field "id" of required type "ID!" was not provided/)
   } },
   { name: "a non-UUID id", op: "getOrg", json: { id: "not-a-uuid" }, message: notUuid("id") },
-  { name: "an empty id", op: "getOrg", json: { id: "" }, message: notUuid("id"), per: { rest: noPath } },
+  // GET /orgs/ is the list of orgs (the router ignores a trailing slash), not a get.
+  { name: "an empty id", op: "getOrg", json: { id: "" }, message: notUuid("id"), per: { rest: "skip" } },
   {
     name: "a UUID with a non-hex digit",
     op: "getOrg",
@@ -867,6 +978,15 @@ const emptyMessage = `${notUuid("id")}; name: must not be blank`
   )
   add(
     style,
+    "GET of a list with a page size above 100",
+    "org",
+    (urls) =>
+      connectGet(urls.org, operations.listOrgs.method, `encoding=json&message=${encodeURIComponent(`{"page_size":101}`)}`),
+    invalid.connect(pageSizeRule),
+    shapes.connect
+  )
+  add(
+    style,
     "GET without encoding or message",
     "org",
     (urls) => connectGet(urls.org, getOrg, ""),
@@ -1308,8 +1428,8 @@ const emptyMessage = `${notUuid("id")}; name: must not be blank`
     "PUT on the workflow collection",
     "workflow",
     (urls) => restCall(`${urls.workflow}/workflow/workflows/onboarding`, "PUT", JSON.stringify(workflow())),
-    methodNotAllowed("POST"),
-    withAllow("POST")
+    methodNotAllowed("GET, POST"),
+    withAllow("GET, POST")
   )
   add(
     style,
@@ -1321,10 +1441,28 @@ const emptyMessage = `${notUuid("id")}; name: must not be blank`
   )
   add(
     style,
-    "POST to the collection without an id",
+    "POST to the collection without an id (the collection only lists)",
     "org",
     (urls) => restCall(`${urls.org}/orgs`, "POST", JSON.stringify({ name: "Acme" })),
-    noPath,
+    methodNotAllowed("GET"),
+    withAllow("GET")
+  )
+  add(
+    style,
+    "a list's page size given twice",
+    "org",
+    (urls) => restCall(`${urls.org}/orgs?pageSize=1&pageSize=2`, "GET"),
+    invalid.rest("pageSize: must be given once"),
+    shapes.rest
+  )
+  add(
+    style,
+    "a list's parameters by their proto names",
+    "profile",
+    (urls) => restCall(`${urls.profile}/profiles?page_size=1000&org_id=acme&page_token=x`, "GET"),
+    invalid.rest(
+      [pageSizeRule, "pageToken: must be a nextPageToken from an earlier answer of this list", notUuid("orgId")].join("; ")
+    ),
     shapes.rest
   )
   add(

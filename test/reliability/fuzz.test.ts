@@ -236,6 +236,49 @@ const sendJson = (style: JsonStyle, urls: ServiceUrls, port: Port, request: Reco
   }
 }
 
+/** Each port's list (contract §3.6b): its method, REST path, GraphQL field and filter. */
+const lists: Record<Port, { readonly rpc: string; readonly path: string; readonly field: string; readonly filter?: string }> = {
+  org: { rpc: "ListOrgs", path: "/orgs", field: "orgs" },
+  profile: { rpc: "ListProfiles", path: "/profiles", field: "profiles", filter: "orgId" },
+  license: { rpc: "ListLicenses", path: "/licenses", field: "licenses", filter: "userId" },
+  workflow: { rpc: "ListOnboardingWorkflows", path: "/workflow/workflows/onboarding", field: "onboardingWorkflows", filter: "status" }
+}
+
+/** A list request of `port` with one field (size, token or filter) that is never valid. */
+const poisonedList = (port: Port) => {
+  const filter = lists[port].filter
+  const never = [
+    fc.oneof(fc.integer({ min: 101 }), fc.integer({ max: -1 })).map((pageSize) => ({ pageSize })),
+    // Random text is never base64url of a token's JSON.
+    fc.string({ minLength: 1, maxLength: 300 }).map((pageToken) => ({ pageToken })),
+    ...(filter === undefined
+      ? []
+      : [fc.string({ minLength: 1, maxLength: 60 }).filter((value) => !isUuid(value) && value !== "completed").map((value) => ({ [filter]: value }))])
+  ]
+  return fc.oneof(...never).map((request) => ({ port, request: request as Record<string, unknown> }))
+}
+
+const sendList = (style: JsonStyle, urls: ServiceUrls, port: Port, request: Record<string, unknown>): Promise<Answer> => {
+  const list = lists[port]
+  const service = methods[port].get.split("/")[0]
+  switch (style) {
+    case "Connect JSON":
+      return connectPost(urls[port], `${service}/${list.rpc}`, JSON.stringify(request))
+    case "REST":
+      return restCall(`${urls[port]}${list.path}?${new URLSearchParams(Object.entries(request).map(([k, v]): [string, string] => [k, String(v)]))}`, "GET")
+    case "GraphQL": {
+      const filter = list.filter === undefined ? "" : `, $${list.filter}: String`
+      const argument = list.filter === undefined ? "" : `, ${list.filter}: $${list.filter}`
+      const query = `query($pageSize: Int, $pageToken: String${filter}) {
+        ${list.field}(pageSize: $pageSize, pageToken: $pageToken${argument}) { nextPageToken }
+      }`
+      return graphqlCall(urls[port], JSON.stringify({ query, variables: request }))
+    }
+    case "Effect RPC":
+      return rpcPost(urls[port], rpcRequest(list.rpc, request))
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Protobuf binary
 
@@ -364,6 +407,21 @@ describe(`fuzzing every style (${testDatabaseKind})`, () => {
           if (style === "GraphQL") expect([400, 200]).toContain(answer.status)
         }),
       runs(120)
+    )
+
+    it.effect.prop(
+      "list requests with a size, token or filter never valid, in every JSON style (80 runs)",
+      [fc.constantFrom(...jsonStyles), fc.constantFrom(...ports).chain(poisonedList)],
+      ([style, { port, request }]) =>
+        abuse(port, (urls) => sendList(style, urls, port, request), (answer) => {
+          refusedAnswer(answer)
+          if (style === "Connect JSON") expect(answer).toMatchObject({ status: 400, code: "invalid_argument" })
+          if (style === "REST") expect(answer).toMatchObject({ status: 400, code: 3 })
+          if (style === "Effect RPC") expect(answer).toMatchObject({ status: 200, code: "InvalidArgument" })
+          // A size beyond GraphQL's 32-bit Int is refused by GraphQL itself (400).
+          if (style === "GraphQL") expect([400, 200]).toContain(answer.status)
+        }),
+      runs(80)
     )
 
     it.effect.prop(
@@ -517,7 +575,8 @@ describe(`fuzzing every style (${testDatabaseKind})`, () => {
     const operationName = fc.oneof(
       fc.constantFrom(
         "CreateOrg", "GetOrg", "CreateProfile", "GetProfile", "CreateLicense", "GetLicense",
-        "CreateOnboardingWorkflow", "GetOnboardingWorkflow", "Check", "Watch", "ServerReflectionInfo"
+        "CreateOnboardingWorkflow", "GetOnboardingWorkflow", "ListOrgs", "ListProfiles", "ListLicenses",
+        "ListOnboardingWorkflows", "Check", "Watch", "ServerReflectionInfo"
       ),
       segment
     )

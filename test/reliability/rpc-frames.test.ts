@@ -134,7 +134,8 @@ const BrokenOrgs = Layer.succeed(
   Orgs,
   Orgs.make({
     create: (org) => Effect.succeed(org),
-    get: () => Effect.succeed({ id: "not-a-uuid", name: "secret detail" } as unknown as Org)
+    get: () => Effect.succeed({ id: "not-a-uuid", name: "secret detail" } as unknown as Org),
+    list: () => Effect.die("not used")
   })
 )
 

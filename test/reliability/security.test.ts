@@ -93,6 +93,34 @@ describe(`authentication on every style (${testDatabaseKind})`, () => {
           expect(query.body).toEqual({ data: { org: { org: { name: "X" } } } })
         }))
 
+      it.effect("a list is guarded like every call: without the token it is unauthenticated in every style", () =>
+        Effect.gen(function*() {
+          const urls = yield* Services
+          const authorization = `Bearer ${token}`
+          for (const [style, transport] of Object.entries(transports)) {
+            const list = (interceptors: Array<Interceptor>) =>
+              codeOf(createClient(OrgService, transport(urls.org, interceptors)).listOrgs({ pageSize: 1 }))
+            expect({ style, code: yield* Effect.promise(() => list([])) }).toEqual({ style, code: 16 })
+            expect({ style, code: yield* Effect.promise(() => list([bearer(token)])) }).toEqual({ style, code: "ok" })
+          }
+          const rest = yield* Effect.promise(() => httpCall(`${urls.org}/orgs?pageSize=1`))
+          expect({ status: rest.status, body: rest.body }).toEqual({
+            status: 401,
+            body: { code: 16, message: "missing or invalid bearer token", details: [] }
+          })
+          expect((yield* Effect.promise(() => httpCall(`${urls.profile}/profiles`, { authorization }))).status).toBe(200)
+          const query = { query: "{ licenses(pageSize: 1) { nextPageToken } }" }
+          const graphql = yield* Effect.promise(() => httpCall(`${urls.license}/graphql`, { body: query }))
+          expect(graphql.status).toBe(401)
+          expect(graphql.body.errors[0].extensions.code).toBe("UNAUTHENTICATED")
+          const allowed = yield* Effect.promise(() => httpCall(`${urls.license}/graphql`, { body: query, authorization }))
+          expect(allowed.body.data.licenses).toEqual({ nextPageToken: expect.any(String) })
+          const frame = { _tag: "Request", id: "1", tag: "ListOnboardingWorkflows", payload: {}, headers: [] }
+          expect((yield* Effect.promise(() => httpCall(`${urls.workflow}/rpc`, { body: frame }))).status).toBe(401)
+          const rpc = yield* Effect.promise(() => httpCall(`${urls.workflow}/rpc`, { body: frame, authorization }))
+          expect(rpc.status).toBe(200)
+        }))
+
       it.effect("health stays open: /healthz, /readyz and gRPC health need no token", () =>
         Effect.gen(function*() {
           const urls = yield* Services
@@ -162,7 +190,8 @@ describe("failures reveal nothing of the inside", () => {
     Orgs,
     Orgs.make({
       create: () => Effect.die(new Error("relation \"orgs\" violates check: SELECT * FROM orgs WHERE secret = 1")),
-      get: () => Effect.die(new Error("relation \"orgs\" violates check: SELECT * FROM orgs WHERE secret = 1"))
+      get: () => Effect.die(new Error("relation \"orgs\" violates check: SELECT * FROM orgs WHERE secret = 1")),
+      list: () => Effect.die(new Error("relation \"orgs\" violates check: SELECT * FROM orgs WHERE secret = 1"))
     })
   )
   const services = Layer.merge(InMemoryServices, leakyOrgs)

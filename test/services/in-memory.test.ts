@@ -3,9 +3,11 @@ import { Effect, Exit, Layer } from "effect"
 import { AlreadyExists, NotFound, type Unavailable } from "../../src/domain/Errors.js"
 import { LicenseId, OrgId, ProfileId, UserId, WorkflowId } from "../../src/domain/Ids.js"
 import { License } from "../../src/domain/License.js"
-import { OnboardingRequest } from "../../src/domain/Onboarding.js"
-import { Org } from "../../src/domain/Org.js"
-import { Profile } from "../../src/domain/Profile.js"
+import { ListLicensesRequest } from "../../src/domain/License.js"
+import { ListOnboardingWorkflowsRequest, OnboardingRequest } from "../../src/domain/Onboarding.js"
+import { ListOrgsRequest, Org } from "../../src/domain/Org.js"
+import type { Page } from "../../src/domain/Page.js"
+import { ListProfilesRequest, Profile } from "../../src/domain/Profile.js"
 import { CanonicalTimestamp } from "../../src/domain/Timestamp.js"
 import { validate } from "../../src/domain/Validation.js"
 import { InMemoryServices } from "../../src/services/InMemoryServices.js"
@@ -35,6 +37,28 @@ const request = (workflowId?: string, name = "Acme") =>
     org: { name },
     profile: { fullName: "Ada Lovelace" }
   })
+
+/** Every page of a list, first to last, asked `size` rows at a time: the rows, and how many pages. */
+const allPages = <A, R>(
+  size: number,
+  listPage: (request: { pageSize: number; pageToken: string }) => Effect.Effect<Page<A>, unknown, R>
+) =>
+  Effect.gen(function*() {
+    const rows: Array<A> = []
+    let pages = 0
+    let pageToken = ""
+    do {
+      const page = yield* listPage({ pageSize: size, pageToken })
+      expect(page.items.length).toBeLessThanOrEqual(size)
+      rows.push(...page.items)
+      pages++
+      pageToken = page.nextPageToken
+    } while (pageToken !== "")
+    return { rows, pages }
+  })
+
+const newProfile = (orgId: string, fullName: string) =>
+  new Profile({ id: ProfileId.make(uuid()), fullName, orgId: OrgId.make(orgId) })
 
 const failure = <A, E>(exit: Exit.Exit<A, E>) => (Exit.isFailure(exit) ? exit.cause : undefined)
 
@@ -114,6 +138,81 @@ for (const [kind, services] of Object.entries(layers)) {
           const refused = yield* Effect.flip(onboarding.create(yield* request(workflowId, "Someone else")))
           expect(refused).toEqual(new AlreadyExists({ resource: "workflow", id: workflowId }))
           expect((yield* onboarding.getRun(first.workflowId)).orgId).toBe(first.orgId)
+        }))
+
+      it.effect("a filtered list pages newest first, each row once, its last page without a token", () =>
+        Effect.gen(function*() {
+          const profiles = yield* Profiles
+          const [org, elsewhere] = [uuid(), uuid()]
+          const created = []
+          for (const name of ["one", "two", "three", "four", "five"]) created.push(yield* profiles.create(newProfile(org, name)))
+          yield* profiles.create(newProfile(elsewhere, "not listed"))
+          const list = (page: object) =>
+            Effect.flatMap(validate(ListProfilesRequest)({ ...page, orgId: org }), (request) => profiles.list(request.query))
+          const { pages, rows } = yield* allPages(2, list)
+          expect(rows).toEqual(created.reverse())
+          expect(pages).toBe(3)
+          const exact = yield* allPages(5, list)
+          expect(exact.pages).toBe(1)
+        }))
+
+      it.effect("licenses list by user; orgs and workflow runs list newest first", () =>
+        Effect.gen(function*() {
+          const licenses = yield* Licenses
+          const userId = UserId.make(uuid())
+          const mine = []
+          for (const end of ["2024-01-01T00:00:00Z", "2025-01-01T00:00:00.5Z"]) {
+            mine.push(yield* licenses.create(new License({
+              id: LicenseId.make(uuid()),
+              userId,
+              start: CanonicalTimestamp.make("2023-01-01T00:00:00Z"),
+              end: CanonicalTimestamp.make(end)
+            })))
+          }
+          const byUser = yield* allPages(
+            1,
+            (page) => Effect.flatMap(validate(ListLicensesRequest)({ ...page, userId }), (r) => licenses.list(r.query))
+          )
+          expect(byUser.rows).toEqual(mine.reverse())
+
+          const orgs = yield* Orgs
+          const newest = []
+          for (const name of ["a", "b", "c"]) newest.unshift(yield* orgs.create(new Org({ id: OrgId.make(uuid()), name })))
+          const firstOrgs = yield* orgs.list((yield* validate(ListOrgsRequest)({ pageSize: 3 })).query)
+          expect(firstOrgs.items).toEqual(newest)
+
+          const onboarding = yield* Onboarding
+          const first = yield* onboarding.create(yield* request())
+          const second = yield* onboarding.create(yield* request())
+          const runs = yield* onboarding.listRuns(
+            (yield* validate(ListOnboardingWorkflowsRequest)({ pageSize: 2, status: "completed" })).query
+          )
+          expect(runs.items.map((run) => run.workflowId)).toEqual([second.workflowId, first.workflowId])
+          expect(runs.nextPageToken).not.toBe("")
+          // The workflow's org is the newest org: its rows are created with its run.
+          const latestOrg = yield* orgs.list((yield* validate(ListOrgsRequest)({ pageSize: 1 })).query)
+          expect(latestOrg.items.map((org) => org.id)).toEqual([second.orgId])
+        }))
+
+      it.effect("a listing under concurrent inserts skips and repeats no row that existed when it began", () =>
+        Effect.gen(function*() {
+          const profiles = yield* Profiles
+          const org = uuid()
+          const before: Array<string> = []
+          for (let i = 0; i < 40; i++) before.push((yield* profiles.create(newProfile(org, `before ${i}`))).id)
+          const list = (page: object) =>
+            Effect.flatMap(validate(ListProfilesRequest)({ ...page, orgId: org }), (r) => profiles.list(r.query))
+          const inserting = Effect.forEach(
+            Array.from({ length: 40 }, (_, i) => i),
+            (i) => Effect.zipRight(Effect.sleep("1 millis"), profiles.create(newProfile(org, `during ${i}`))),
+            { concurrency: 4, discard: true }
+          )
+          const [{ rows }] = yield* Effect.all([allPages(3, list), inserting], { concurrency: 2 })
+          const listed: Array<string> = rows.map((profile) => profile.id)
+          expect(new Set(listed).size).toBe(listed.length)
+          expect(before.filter((id) => !listed.includes(id))).toEqual([])
+          // Those that existed come in their order, newest first, whatever was listed among them.
+          expect(listed.filter((id) => before.includes(id))).toEqual([...before].reverse())
         }))
     })
   })

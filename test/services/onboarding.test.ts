@@ -50,6 +50,7 @@ const licensesFailing = (
       let calls = 0
       return Licenses.make({
         get: real.get,
+        list: real.list,
         create: (license) => (calls++ < failures ? fail(sql) : real.create(license))
       })
     })

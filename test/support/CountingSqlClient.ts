@@ -8,23 +8,27 @@ import { Effect, Layer } from "effect"
 export interface DatabaseTap {
   /** Statements sent to the database through this client. */
   statements: number
+  /** Their text and parameters, in the order sent. */
+  readonly sent: Array<{ readonly sql: string; readonly params: ReadonlyArray<unknown> }>
   /** While true, every connection attempt fails, as with a database that is down. */
   down: boolean
 }
 
-export const databaseTap = (): DatabaseTap => ({ statements: 0, down: false })
+export const databaseTap = (): DatabaseTap => ({ statements: 0, sent: [], down: false })
 
 const counted = (connection: Connection, tap: DatabaseTap): Connection => {
-  const count = <A>(sent: A): A => {
+  const count = <A>(sql: string, params: ReadonlyArray<unknown>, sent: A): A => {
     tap.statements++
+    tap.sent.push({ sql, params })
     return sent
   }
   return {
-    execute: (sql, params, transformRows) => count(connection.execute(sql, params, transformRows)),
-    executeRaw: (sql, params) => count(connection.executeRaw(sql, params)),
-    executeStream: (sql, params, transformRows) => count(connection.executeStream(sql, params, transformRows)),
-    executeValues: (sql, params) => count(connection.executeValues(sql, params)),
-    executeUnprepared: (sql, params, transformRows) => count(connection.executeUnprepared(sql, params, transformRows))
+    execute: (sql, params, transformRows) => count(sql, params, connection.execute(sql, params, transformRows)),
+    executeRaw: (sql, params) => count(sql, params, connection.executeRaw(sql, params)),
+    executeStream: (sql, params, transformRows) => count(sql, params, connection.executeStream(sql, params, transformRows)),
+    executeValues: (sql, params) => count(sql, params, connection.executeValues(sql, params)),
+    executeUnprepared: (sql, params, transformRows) =>
+      count(sql, params, connection.executeUnprepared(sql, params, transformRows))
   }
 }
 

@@ -185,7 +185,7 @@ describe("the error table, walked: every failure kind in every style", () => {
   )
 
   const failing = (fail: Effect.Effect<never, Unavailable>) =>
-    Layer.merge(InMemoryServices, Layer.succeed(Orgs, Orgs.make({ create: () => fail, get: () => fail })))
+    Layer.merge(InMemoryServices, Layer.succeed(Orgs, Orgs.make({ create: () => fail, get: () => fail, list: () => fail })))
 
   layer(inProcessServers({}, failing(Effect.fail(new Unavailable({ message: "the database is unavailable" })))), {
     timeout: 120_000,

@@ -602,7 +602,8 @@ describe("GraphQL, on the in-memory services", () => {
         const logger = Logger.make(({ cause, message }) => logged.push(`${String(message)} ${cause}`))
         const orgs = Orgs.make({
           create: () => Effect.fail(new Unavailable({ message: "the database is unavailable" })),
-          get: () => Effect.die(new Error("relation \"orgs\" does not exist"))
+          get: () => Effect.die(new Error("relation \"orgs\" does not exist")),
+          list: () => Effect.die("not used")
         })
         const runtime = yield* Effect.runtime<OrgHandlers>().pipe(
           Effect.provide(OrgOperationsLive),
@@ -640,6 +641,7 @@ describe("GraphQL, on the in-memory services", () => {
         const interrupted = yield* Deferred.make<void>()
         const orgs = Orgs.make({
           create: () => Effect.die("not used"),
+          list: () => Effect.die("not used"),
           get: () =>
             Deferred.succeed(started, undefined).pipe(
               Effect.zipRight(Effect.never),

@@ -87,7 +87,11 @@ describe("request ids", () => {
   })
   const brokenOrgs = Layer.succeed(
     Orgs,
-    Orgs.make({ create: () => Effect.die(new Error("broken")), get: () => Effect.die(new Error("broken")) })
+    Orgs.make({
+      create: () => Effect.die(new Error("broken")),
+      get: () => Effect.die(new Error("broken")),
+      list: () => Effect.die(new Error("broken"))
+    })
   )
   layer(
     inProcessServers({}, Layer.merge(InMemoryServices, brokenOrgs)).pipe(Layer.provide(Logger.replace(Logger.defaultLogger, logger))),

@@ -4,6 +4,7 @@ import { Effect } from "effect"
 import {
   CreateLicenseResponseSchema,
   GetLicenseResponseSchema,
+  ListLicensesResponseSchema,
   type LicenseService
 } from "../../gen/license/v1beta1/license_pb.js"
 import { type LicenseHandlers, LicenseOperations } from "../../operations/LicenseOperations.js"
@@ -13,6 +14,7 @@ import { licenseFields, present, timestampText } from "./ProtoCodec.js"
 
 const createLicense = operation(LicenseOperations, "CreateLicense")
 const getLicense = operation(LicenseOperations, "GetLicense")
+const listLicenses = operation(LicenseOperations, "ListLicenses")
 
 export const licenseService = (call: EffectCall<LicenseHandlers>): ServiceImpl<typeof LicenseService> => ({
   createLicense: (req, ctx) =>
@@ -27,5 +29,14 @@ export const licenseService = (call: EffectCall<LicenseHandlers>): ServiceImpl<t
     call(
       ctx,
       Effect.map(getLicense({ id: req.id }), (license) => create(GetLicenseResponseSchema, { license: licenseFields(license) }))
+    ),
+  listLicenses: (req, ctx) =>
+    call(
+      ctx,
+      Effect.map(listLicenses({ pageSize: req.pageSize, pageToken: req.pageToken, userId: req.userId }), (page) =>
+        create(ListLicensesResponseSchema, {
+          licenses: page.licenses.map(licenseFields),
+          nextPageToken: page.nextPageToken
+        }))
     )
 })

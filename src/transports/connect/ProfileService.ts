@@ -4,6 +4,7 @@ import { Effect } from "effect"
 import {
   CreateProfileResponseSchema,
   GetProfileResponseSchema,
+  ListProfilesResponseSchema,
   type ProfileService
 } from "../../gen/profile/v1beta1/profile_pb.js"
 import { operation } from "../../operations/Operation.js"
@@ -13,6 +14,7 @@ import { profileFields } from "./ProtoCodec.js"
 
 const createProfile = operation(ProfileOperations, "CreateProfile")
 const getProfile = operation(ProfileOperations, "GetProfile")
+const listProfiles = operation(ProfileOperations, "ListProfiles")
 
 export const profileService = (call: EffectCall<ProfileHandlers>): ServiceImpl<typeof ProfileService> => ({
   createProfile: (req, ctx) =>
@@ -27,5 +29,14 @@ export const profileService = (call: EffectCall<ProfileHandlers>): ServiceImpl<t
     call(
       ctx,
       Effect.map(getProfile({ id: req.id }), (profile) => create(GetProfileResponseSchema, { profile: profileFields(profile) }))
+    ),
+  listProfiles: (req, ctx) =>
+    call(
+      ctx,
+      Effect.map(listProfiles({ pageSize: req.pageSize, pageToken: req.pageToken, orgId: req.orgId }), (page) =>
+        create(ListProfilesResponseSchema, {
+          profiles: page.profiles.map(profileFields),
+          nextPageToken: page.nextPageToken
+        }))
     )
 })

@@ -1,6 +1,7 @@
 import { create } from "@bufbuild/protobuf"
 import { type Timestamp as TimestampMessage, TimestampSchema } from "@bufbuild/protobuf/wkt"
 import type { License } from "../../domain/License.js"
+import type { OnboardingRun } from "../../domain/Onboarding.js"
 import type { Org } from "../../domain/Org.js"
 import type { Profile } from "../../domain/Profile.js"
 import { fromSecondsNanos, type Timestamp, toSecondsNanos } from "../../domain/Timestamp.js"
@@ -30,4 +31,13 @@ export const licenseFields = (license: License) => ({
   userId: license.userId,
   start: timestampMessage(license.start),
   end: timestampMessage(license.end)
+})
+
+export const runFields = (run: OnboardingRun) => ({
+  workflowId: run.workflowId,
+  orgId: run.orgId,
+  profileId: run.profileId,
+  licenseId: run.licenseId,
+  status: run.status,
+  createdAt: timestampMessage(run.createdAt)
 })

@@ -5,15 +5,17 @@ import {
   type CreateOnboardingWorkflowRequest,
   CreateOnboardingWorkflowResponseSchema,
   GetOnboardingWorkflowResponseSchema,
+  ListOnboardingWorkflowsResponseSchema,
   type WorkflowService
 } from "../../gen/workflow/v1beta1/workflow_pb.js"
 import { operation } from "../../operations/Operation.js"
 import { type WorkflowHandlers, WorkflowOperations } from "../../operations/WorkflowOperations.js"
 import type { EffectCall } from "./EffectCall.js"
-import { present, timestampMessage, timestampText } from "./ProtoCodec.js"
+import { present, runFields, timestampText } from "./ProtoCodec.js"
 
 const createWorkflow = operation(WorkflowOperations, "CreateOnboardingWorkflow")
 const getWorkflow = operation(WorkflowOperations, "GetOnboardingWorkflow")
+const listWorkflows = operation(WorkflowOperations, "ListOnboardingWorkflows")
 
 /** Unset message fields are left out, so the domain reports them as missing. */
 const workflowRequest = (req: CreateOnboardingWorkflowRequest) =>
@@ -31,15 +33,15 @@ export const workflowService = (call: EffectCall<WorkflowHandlers>): ServiceImpl
     call(
       ctx,
       Effect.map(getWorkflow({ workflowId: req.workflowId }), (run) =>
-        create(GetOnboardingWorkflowResponseSchema, {
-          workflow: {
-            workflowId: run.workflowId,
-            orgId: run.orgId,
-            profileId: run.profileId,
-            licenseId: run.licenseId,
-            status: run.status,
-            createdAt: timestampMessage(run.createdAt)
-          }
+        create(GetOnboardingWorkflowResponseSchema, { workflow: runFields(run) }))
+    ),
+  listOnboardingWorkflows: (req, ctx) =>
+    call(
+      ctx,
+      Effect.map(listWorkflows({ pageSize: req.pageSize, pageToken: req.pageToken, status: req.status }), (page) =>
+        create(ListOnboardingWorkflowsResponseSchema, {
+          workflows: page.workflows.map(runFields),
+          nextPageToken: page.nextPageToken
         }))
     )
 })

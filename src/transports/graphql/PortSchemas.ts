@@ -16,13 +16,18 @@ type Org { id: ID!  name: String! }
 type GetOrgResponse { org: Org! }
 type CreateOrgResponse { org: Org! }
 input CreateOrgInput { id: ID!  name: String! }
-type Query { org(id: ID!): GetOrgResponse }
+type ListOrgsResponse { orgs: [Org!]!  nextPageToken: String! }
+type Query {
+  org(id: ID!): GetOrgResponse
+  orgs(pageSize: Int, pageToken: String): ListOrgsResponse!
+}
 type Mutation { createOrg(input: CreateOrgInput!): CreateOrgResponse! }
 `,
   name: "org",
   table: OrgOperations,
   get: "GetOrg",
-  create: "CreateOrg"
+  create: "CreateOrg",
+  list: { field: "orgs", operation: "ListOrgs" }
 })
 
 export const profileGraphql = resourceGraphql({
@@ -31,13 +36,18 @@ type Profile { id: ID!  fullName: String!  orgId: String! }
 type GetProfileResponse { profile: Profile! }
 type CreateProfileResponse { profile: Profile! }
 input CreateProfileInput { id: ID!  fullName: String!  orgId: String! }
-type Query { profile(id: ID!): GetProfileResponse }
+type ListProfilesResponse { profiles: [Profile!]!  nextPageToken: String! }
+type Query {
+  profile(id: ID!): GetProfileResponse
+  profiles(pageSize: Int, pageToken: String, orgId: String): ListProfilesResponse!
+}
 type Mutation { createProfile(input: CreateProfileInput!): CreateProfileResponse! }
 `,
   name: "profile",
   table: ProfileOperations,
   get: "GetProfile",
-  create: "CreateProfile"
+  create: "CreateProfile",
+  list: { field: "profiles", operation: "ListProfiles" }
 })
 
 export const licenseGraphql = resourceGraphql({
@@ -46,17 +56,23 @@ type License { id: ID!  start: String!  end: String!  userId: String! }
 type GetLicenseResponse { license: License! }
 type CreateLicenseResponse { license: License! }
 input CreateLicenseInput { id: ID!  start: String!  end: String!  userId: String! }
-type Query { license(id: ID!): GetLicenseResponse }
+type ListLicensesResponse { licenses: [License!]!  nextPageToken: String! }
+type Query {
+  license(id: ID!): GetLicenseResponse
+  licenses(pageSize: Int, pageToken: String, userId: String): ListLicensesResponse!
+}
 type Mutation { createLicense(input: CreateLicenseInput!): CreateLicenseResponse! }
 `,
   name: "license",
   table: LicenseOperations,
   get: "GetLicense",
-  create: "CreateLicense"
+  create: "CreateLicense",
+  list: { field: "licenses", operation: "ListLicenses" }
 })
 
 const createWorkflow = operation(WorkflowOperations, "CreateOnboardingWorkflow")
 const getWorkflow = operation(WorkflowOperations, "GetOnboardingWorkflow")
+const listWorkflows = operation(WorkflowOperations, "ListOnboardingWorkflows")
 
 /** The workflow's input nests like the wire, so that messages name `license.end`. */
 export const workflowGraphql: GraphqlApi<WorkflowHandlers> = {
@@ -80,7 +96,11 @@ type OnboardingWorkflow {
   status: String!
   createdAt: String!
 }
-type Query { onboardingWorkflow(id: ID!): OnboardingWorkflow }
+type ListOnboardingWorkflowsResponse { workflows: [OnboardingWorkflow!]!  nextPageToken: String! }
+type Query {
+  onboardingWorkflow(id: ID!): OnboardingWorkflow
+  onboardingWorkflows(pageSize: Int, pageToken: String, status: String): ListOnboardingWorkflowsResponse!
+}
 type Mutation { createOnboardingWorkflow(input: CreateOnboardingWorkflowInput!): CreateOnboardingWorkflowResponse! }
 `),
   operations: {
@@ -89,6 +109,7 @@ type Mutation { createOnboardingWorkflow(input: CreateOnboardingWorkflowInput!):
       getWorkflow({ workflowId: args["id"] }).pipe(
         Effect.catchTag("InvalidArgument", (invalid) => Effect.fail(invalid.renamed("workflowId", "id")))
       ),
-    createOnboardingWorkflow: (args) => createWorkflow(args["input"])
+    createOnboardingWorkflow: (args) => createWorkflow(args["input"]),
+    onboardingWorkflows: listWorkflows
   }
 }

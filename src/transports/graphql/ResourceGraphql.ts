@@ -8,8 +8,9 @@ import { buildSchema } from "./GraphqlJs.js"
 /**
  * The GraphQL face of a resource service (contract §3.6): `Query.<name>(id: ID!)` answers
  * `{<name>: ...}` from the table's Get operation, `Mutation.create<Name>(input: ...)` answers
- * `{<name>: ...}` from its Create operation. Replies are domain values: the GraphQL field names
- * are the domain's.
+ * `{<name>: ...}` from its Create operation, and `Query.<list>(pageSize, pageToken, <filter>)`
+ * answers a page from its List operation (contract §3.6b), the arguments being the request's
+ * fields. Replies are domain values: the GraphQL field names are the domain's.
  */
 export const resourceGraphql = <Rpcs extends Rpc.Any>(resource: {
   readonly sdl: string
@@ -17,15 +18,18 @@ export const resourceGraphql = <Rpcs extends Rpc.Any>(resource: {
   readonly table: RpcGroup.RpcGroup<Rpcs>
   readonly get: Rpcs["_tag"]
   readonly create: Rpcs["_tag"]
+  readonly list: { readonly field: string; readonly operation: Rpcs["_tag"] }
 }): GraphqlApi<Rpc.ToHandler<Rpcs>> => {
   const get = operation(resource.table, resource.get)
   const create = operation(resource.table, resource.create)
+  const list = operation(resource.table, resource.list.operation)
   const createField = `create${resource.name[0]!.toUpperCase()}${resource.name.slice(1)}`
   return {
     schema: buildSchema(resource.sdl),
     operations: {
       [resource.name]: (args) => Effect.map(get(args), (value) => ({ [resource.name]: value })),
-      [createField]: (args) => Effect.map(create(args["input"]), (value) => ({ [resource.name]: value }))
+      [createField]: (args) => Effect.map(create(args["input"]), (value) => ({ [resource.name]: value })),
+      [resource.list.field]: list
     }
   }
 }

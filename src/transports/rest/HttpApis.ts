@@ -4,10 +4,16 @@ import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import { LicenseId, OrgId, ProfileId } from "../../domain/Ids.js"
-import { License } from "../../domain/License.js"
-import { OnboardingRequest, OnboardingResult, OnboardingRun } from "../../domain/Onboarding.js"
-import { Org } from "../../domain/Org.js"
-import { Profile } from "../../domain/Profile.js"
+import { License, ListLicensesResponse } from "../../domain/License.js"
+import {
+  ListOnboardingWorkflowsResponse,
+  OnboardingRequest,
+  OnboardingResult,
+  OnboardingRun
+} from "../../domain/Onboarding.js"
+import { ListOrgsResponse, Org } from "../../domain/Org.js"
+import { defaultPageSize, maxPageSize } from "../../domain/Page.js"
+import { ListProfilesResponse, Profile } from "../../domain/Profile.js"
 
 /**
  * The REST face of each port (contract §3.5), declared once: the server's routes, the OpenAPI
@@ -37,6 +43,37 @@ const PathId = Schema.Struct({
   id: Schema.String.annotations({ description: "a UUID (8-4-4-4-12 hex digits)", jsonSchema: { format: "uuid" } })
 })
 
+/**
+ * A query parameter as the caller wrote it: the list operation checks it, with the other
+ * styles' rules and messages (so it is never refused here in the platform's own form, not even
+ * when repeated). Documented as the string it should be.
+ */
+const queryParameter = (description: string) =>
+  Schema.optional(Schema.Union(Schema.String, Schema.Array(Schema.String)).annotations({ jsonSchema: { type: "string" }, description }))
+
+/** A list's query parameters (contract §3.6b), each under its JSON name and its proto name. */
+const listParameters = <const Filter extends string>(filter?: { readonly json: Filter; readonly proto: string; readonly description: string }) =>
+  Schema.Struct({
+    pageSize: queryParameter(`rows per page: 1 to ${maxPageSize}; 0 or absent means ${defaultPageSize}`),
+    page_size: queryParameter("the same as pageSize"),
+    pageToken: queryParameter("the nextPageToken of the previous page; absent or empty for the first page"),
+    page_token: queryParameter("the same as pageToken"),
+    ...(filter === undefined
+      ? {}
+      : { [filter.json]: queryParameter(filter.description), [filter.proto]: queryParameter(`the same as ${filter.json}`) })
+  })
+
+/** `GET <path>`: a page of the list, `{<items>: [...], nextPageToken}` ("" on the last page). */
+const listEndpoint = <const Name extends string, const Path extends `/${string}`, R extends Schema.Schema.Any>(
+  name: Name,
+  path: Path,
+  reply: R,
+  parameters: ReturnType<typeof listParameters>
+) =>
+  HttpApiEndpoint.get(name, path).setUrlParams(parameters).addSuccess(reply)
+    .annotate(OpenApi.Summary, `${name[0]!.toUpperCase()}${name.slice(1)}`)
+    .annotate(OpenApi.Description, "Newest first, a page at a time (AIP-158). A page token is bound to the filter it was made for.")
+
 /** Writes answer 409 (the id holds other content), 413 (over MAX_BODY_BYTES), 415 (not JSON). */
 const writeErrors = <E extends HttpApiEndpoint.HttpApiEndpoint.Any>(endpoint: E) =>
   (endpoint as unknown as HttpApiEndpoint.HttpApiEndpoint.AnyWithProps)
@@ -46,17 +83,20 @@ const writeErrors = <E extends HttpApiEndpoint.HttpApiEndpoint.Any>(endpoint: E)
 /**
  * A resource created under the caller's id and read back (contract §3.5): `GET /<plural>/{id}`,
  * and `POST` or `PUT` (the same create) with its fields as JSON; each answers `{<name>: {...}}`.
+ * `GET /<plural>` lists them (contract §3.6b).
  */
 const resourceRest = <
   const Group extends string,
   const Name extends string,
   const Path extends `/${string}`,
   R extends Schema.Schema.Any,
-  B extends Schema.Schema.Any
->(group: Group, name: Name, path: Path, reply: R, body: B) => {
+  B extends Schema.Schema.Any,
+  L extends Schema.Schema.Any
+>(group: Group, name: Name, path: Path, reply: R, body: B, list: { readonly reply: L; readonly parameters: ReturnType<typeof listParameters> }) => {
   const Operation = `${name[0]!.toUpperCase()}${name.slice(1)}` as Capitalize<Name>
   const item = `${path}/:id` as `/${string}`
   return HttpApiGroup.make(group)
+    .add(listEndpoint(`list${group[0]!.toUpperCase()}${group.slice(1)}` as `list${Capitalize<Group>}`, path, list.reply, list.parameters))
     .add(
       HttpApiEndpoint.get(`get${Operation}`, item).setPath(PathId).addSuccess(reply)
         .addError(RestError, { status: 404 }).annotate(OpenApi.Summary, `Get${Operation}`)
@@ -77,7 +117,8 @@ export class OrgsRest extends resourceRest(
   "org",
   "/orgs",
   reply("org", Org, "OrgReply"),
-  bodyOf(orgFields, OrgId, "CreateOrgBody")
+  bodyOf(orgFields, OrgId, "CreateOrgBody"),
+  { reply: ListOrgsResponse, parameters: listParameters() }
 ) {}
 
 const { id: _profileId, ...profileFields } = Profile.fields
@@ -86,7 +127,11 @@ export class ProfilesRest extends resourceRest(
   "profile",
   "/profiles",
   reply("profile", Profile, "ProfileReply"),
-  bodyOf(profileFields, ProfileId, "CreateProfileBody")
+  bodyOf(profileFields, ProfileId, "CreateProfileBody"),
+  {
+    reply: ListProfilesResponse,
+    parameters: listParameters({ json: "orgId", proto: "org_id", description: "only the profiles of this org (a UUID)" })
+  }
 ) {}
 
 const { id: _licenseId, ...licenseFields } = License.fields
@@ -95,12 +140,24 @@ export class LicensesRest extends resourceRest(
   "license",
   "/licenses",
   reply("license", License, "LicenseReply"),
-  bodyOf(licenseFields, LicenseId, "CreateLicenseBody").annotations({ description: "`end` must be after `start`" })
+  bodyOf(licenseFields, LicenseId, "CreateLicenseBody").annotations({ description: "`end` must be after `start`" }),
+  {
+    reply: ListLicensesResponse,
+    parameters: listParameters({ json: "userId", proto: "user_id", description: "only the licenses of this user (a UUID)" })
+  }
 ) {}
 
 export const workflowsPath = "/workflow/workflows/onboarding"
 
 export class WorkflowsRest extends HttpApiGroup.make("workflows")
+  .add(
+    listEndpoint(
+      "listOnboardingWorkflows",
+      workflowsPath,
+      ListOnboardingWorkflowsResponse,
+      listParameters({ json: "status", proto: "status", description: "only the runs with this status (completed)" })
+    )
+  )
   .add(
     HttpApiEndpoint.post("createOnboardingWorkflow", workflowsPath)
       .setPayload(Schema.encodedSchema(OnboardingRequest).annotations({ identifier: "CreateOnboardingWorkflowBody" }))

@@ -13,13 +13,17 @@ import { callOf, withinCall } from "../http/Calls.js"
 import { requestIdIn } from "../http/RequestId.js"
 import { errorReply, methodNotAllowed } from "./RestCall.js"
 
-/** The path patterns of an API's endpoints (`/orgs/:id`), each with the methods it takes. */
+/**
+ * The path patterns of an API's endpoints (`/orgs/:id`), each with the methods it takes. A
+ * trailing slash matches as the router matches it (it ignores one): `PUT /orgs/` is the list's
+ * path with another method, as `GET /orgs/` is the list.
+ */
 const routesOf = (api: HttpApi.HttpApi.Any) => {
   const routes = new Map<string, { readonly pattern: RegExp; readonly methods: Array<string> }>()
   for (const group of Object.values((api as HttpApi.HttpApi.AnyWithProps).groups)) {
     for (const endpoint of Object.values(group.endpoints)) {
       const route = routes.get(endpoint.path) ?? {
-        pattern: new RegExp(`^${endpoint.path.replace(/:[^/]+/g, "[^/]+")}$`),
+        pattern: new RegExp(`^${endpoint.path.replace(/:[^/]+/g, "[^/]+")}/?$`),
         methods: []
       }
       route.methods.push(endpoint.method)

@@ -2,16 +2,17 @@ import type * as HttpApi from "@effect/platform/HttpApi"
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect, Layer, Schema } from "effect"
 import type { DomainError } from "../../domain/Errors.js"
-import { License } from "../../domain/License.js"
-import { OnboardingResult, OnboardingRun } from "../../domain/Onboarding.js"
-import { Org } from "../../domain/Org.js"
-import { Profile } from "../../domain/Profile.js"
+import { License, ListLicensesResponse } from "../../domain/License.js"
+import { ListOnboardingWorkflowsResponse, OnboardingResult, OnboardingRun } from "../../domain/Onboarding.js"
+import { ListOrgsResponse, Org } from "../../domain/Org.js"
+import { ListProfilesResponse, Profile } from "../../domain/Profile.js"
 import { type LicenseHandlers, LicenseOperations } from "../../operations/LicenseOperations.js"
 import { operation } from "../../operations/Operation.js"
 import { type OrgHandlers, OrgOperations } from "../../operations/OrgOperations.js"
 import { type ProfileHandlers, ProfileOperations } from "../../operations/ProfileOperations.js"
 import { type WorkflowHandlers, WorkflowOperations } from "../../operations/WorkflowOperations.js"
 import { LicenseHttpApi, OrgHttpApi, ProfileHttpApi, WorkflowHttpApi } from "./HttpApis.js"
+import { type QueryParameters, queryRequest } from "./QueryRequest.js"
 import { jsonObjectBody, withPathId } from "./RequestBody.js"
 import { restCall } from "./RestCall.js"
 
@@ -21,6 +22,20 @@ import { restCall } from "./RestCall.js"
  * limit without resetting the connection, proto names accepted beside JSON names), and every
  * outcome, refusals included, is answered by restCall with the one REST error body.
  */
+
+/**
+ * A page of a list, from its query parameters: the response message as JSON, every field
+ * written, `nextPageToken` "" on the last page (docs/contract.md: REST writes what proto3 JSON
+ * would leave out, so a client reads one shape).
+ */
+const listCall = <A, I, E extends DomainError, R>(
+  model: Schema.Schema<A, I>,
+  list: (input: unknown) => Effect.Effect<A, E, R>
+) => {
+  const json = Schema.encodeSync(model)
+  return ({ urlParams }: { readonly urlParams: QueryParameters }) =>
+    restCall(Effect.map(Effect.flatMap(queryRequest(urlParams), list), json))
+}
 
 /** Create under the path's id, and read back, for a resource answered as `{<key>: <record>}`. */
 const resourceCalls = <A, I, E1 extends DomainError, R1, E2 extends DomainError, R2>(
@@ -46,7 +61,9 @@ const orgs = resourceCalls("org", Org, operation(OrgOperations, "CreateOrg"), op
 const OrgsLive = HttpApiBuilder.group(
   OrgHttpApi,
   "orgs",
-  (handlers) => handlers.handleRaw("getOrg", orgs.get).handleRaw("createOrg", orgs.create).handleRaw("putOrg", orgs.create)
+  (handlers) =>
+    handlers.handleRaw("listOrgs", listCall(ListOrgsResponse, operation(OrgOperations, "ListOrgs")))
+      .handleRaw("getOrg", orgs.get).handleRaw("createOrg", orgs.create).handleRaw("putOrg", orgs.create)
 )
 
 const profiles = resourceCalls(
@@ -59,7 +76,8 @@ const ProfilesLive = HttpApiBuilder.group(
   ProfileHttpApi,
   "profiles",
   (handlers) =>
-    handlers.handleRaw("getProfile", profiles.get).handleRaw("createProfile", profiles.create).handleRaw(
+    handlers.handleRaw("listProfiles", listCall(ListProfilesResponse, operation(ProfileOperations, "ListProfiles")))
+      .handleRaw("getProfile", profiles.get).handleRaw("createProfile", profiles.create).handleRaw(
       "putProfile",
       profiles.create
     )
@@ -75,7 +93,8 @@ const LicensesLive = HttpApiBuilder.group(
   LicenseHttpApi,
   "licenses",
   (handlers) =>
-    handlers.handleRaw("getLicense", licenses.get).handleRaw("createLicense", licenses.create).handleRaw(
+    handlers.handleRaw("listLicenses", listCall(ListLicensesResponse, operation(LicenseOperations, "ListLicenses")))
+      .handleRaw("getLicense", licenses.get).handleRaw("createLicense", licenses.create).handleRaw(
       "putLicense",
       licenses.create
     )
@@ -91,6 +110,10 @@ const WorkflowsLive = HttpApiBuilder.group(
   "workflows",
   (handlers) =>
     handlers
+      .handleRaw(
+        "listOnboardingWorkflows",
+        listCall(ListOnboardingWorkflowsResponse, operation(WorkflowOperations, "ListOnboardingWorkflows"))
+      )
       .handleRaw("createOnboardingWorkflow", () =>
         restCall(Effect.map(Effect.flatMap(jsonObjectBody, createWorkflow), resultJson)))
       .handleRaw("getOnboardingWorkflow", ({ path }) =>

@@ -35,6 +35,17 @@ export interface WorkflowRun extends WorkflowResult {
   readonly createdAt: string
 }
 
+/** A list request (contract §3.6b): size and token, and a filter for the lists that have one. */
+export interface PageRequest {
+  readonly pageSize?: number
+  readonly pageToken?: string
+}
+/** A page as every style answers it; `nextPageToken` is "" on the last page. */
+export interface ListPage<A> {
+  readonly items: ReadonlyArray<A>
+  readonly nextPageToken: string
+}
+
 /** Base URLs (`http://127.0.0.1:PORT`) of the four service ports. */
 export interface ServiceUrls {
   readonly org: string
@@ -53,6 +64,10 @@ export interface StyleClient {
   getLicense(id: string): Promise<License>
   createWorkflow(request: WorkflowRequest): Promise<WorkflowResult>
   getWorkflow(workflowId: string): Promise<WorkflowRun>
+  listOrgs(page: PageRequest): Promise<ListPage<Org>>
+  listProfiles(page: PageRequest & { readonly orgId?: string }): Promise<ListPage<Profile>>
+  listLicenses(page: PageRequest & { readonly userId?: string }): Promise<ListPage<License>>
+  listWorkflows(page: PageRequest & { readonly status?: string }): Promise<ListPage<WorkflowRun>>
   close?(): void
 }
 

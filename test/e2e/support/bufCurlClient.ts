@@ -135,8 +135,31 @@ const toWorkflowResult = (message: Json): WorkflowResult => ({
   licenseId: text(message, "licenseId")
 })
 
+const toRun = (workflow: Json): WorkflowRun => ({
+  ...toWorkflowResult(workflow),
+  status: text(workflow, "status"),
+  createdAt: timestamp(workflow, "createdAt")
+})
+
+/** proto3 JSON leaves out an empty list and an empty next_page_token. */
+const listed = <A>(reply: Json, field: string, item: (json: Json) => A) => ({
+  items: (Array.isArray(reply[field]) ? (reply[field] as Array<Json>) : []).map(item),
+  nextPageToken: text(reply, "nextPageToken")
+})
+
 export const bufCurlClient = (urls: ServiceUrls): StyleClient => ({
   style: "buf curl (gRPC, reflection)",
+  listOrgs: async (page) => listed(await invoke(urls.org, "org.v1beta1.OrgService/ListOrgs", page), "orgs", toOrg),
+  listProfiles: async (page) =>
+    listed(await invoke(urls.profile, "profile.v1beta1.ProfileService/ListProfiles", page), "profiles", toProfile),
+  listLicenses: async (page) =>
+    listed(await invoke(urls.license, "license.v1beta1.LicenseService/ListLicenses", page), "licenses", toLicense),
+  listWorkflows: async (page) =>
+    listed(
+      await invoke(urls.workflow, "workflow.v1beta1.WorkflowService/ListOnboardingWorkflows", page),
+      "workflows",
+      toRun
+    ),
   createOrg: async (org) =>
     toOrg(nested(await invoke(urls.org, "org.v1beta1.OrgService/CreateOrg", { id: org.id, name: org.name }), "org")),
   getOrg: async (id) => toOrg(nested(await invoke(urls.org, "org.v1beta1.OrgService/GetOrg", { id }), "org")),
@@ -177,10 +200,9 @@ export const bufCurlClient = (urls: ServiceUrls): StyleClient => ({
       })
     ),
   getWorkflow: async (workflowId): Promise<WorkflowRun> => {
-    const workflow = nested(
+    return toRun(nested(
       await invoke(urls.workflow, "workflow.v1beta1.WorkflowService/GetOnboardingWorkflow", { workflowId }),
       "workflow"
-    )
-    return { ...toWorkflowResult(workflow), status: text(workflow, "status"), createdAt: timestamp(workflow, "createdAt") }
+    ))
   }
 })

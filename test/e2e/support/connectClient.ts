@@ -41,8 +41,32 @@ const clientWith = (style: string, urls: ServiceUrls, transport: (baseUrl: strin
     start: text(l!.start),
     end: text(l!.end)
   })
+  const run = (r: { workflowId: string; orgId: string; profileId: string; licenseId: string; status: string; createdAt?: Timestamp | undefined } | undefined) => ({
+    workflowId: r!.workflowId,
+    orgId: r!.orgId,
+    profileId: r!.profileId,
+    licenseId: r!.licenseId,
+    status: r!.status,
+    createdAt: text(r!.createdAt)
+  })
   return {
     style,
+    listOrgs: async (page) => {
+      const reply = await call(orgs.listOrgs(page))
+      return { items: reply.orgs.map(plainOrg), nextPageToken: reply.nextPageToken }
+    },
+    listProfiles: async (page) => {
+      const reply = await call(profiles.listProfiles(page))
+      return { items: reply.profiles.map(plainProfile), nextPageToken: reply.nextPageToken }
+    },
+    listLicenses: async (page) => {
+      const reply = await call(licenses.listLicenses(page))
+      return { items: reply.licenses.map(license), nextPageToken: reply.nextPageToken }
+    },
+    listWorkflows: async (page) => {
+      const reply = await call(workflows.listOnboardingWorkflows(page))
+      return { items: reply.workflows.map(run), nextPageToken: reply.nextPageToken }
+    },
     createOrg: async (org) => plainOrg((await call(orgs.createOrg(org))).org),
     getOrg: async (id) => plainOrg((await call(orgs.getOrg({ id }))).org),
     createProfile: async (profile) => plainProfile((await call(profiles.createProfile(profile))).profile),
@@ -59,17 +83,7 @@ const clientWith = (style: string, urls: ServiceUrls, transport: (baseUrl: strin
       }))
       return { workflowId: reply.workflowId, orgId: reply.orgId, profileId: reply.profileId, licenseId: reply.licenseId }
     },
-    getWorkflow: async (workflowId) => {
-      const run = (await call(workflows.getOnboardingWorkflow({ workflowId }))).workflow!
-      return {
-        workflowId: run.workflowId,
-        orgId: run.orgId,
-        profileId: run.profileId,
-        licenseId: run.licenseId,
-        status: run.status,
-        createdAt: text(run.createdAt)
-      }
-    }
+    getWorkflow: async (workflowId) => run((await call(workflows.getOnboardingWorkflow({ workflowId }))).workflow)
   }
 }
 

@@ -15,8 +15,26 @@ const graphqlClient = (urls: ServiceUrls): StyleClient => {
     }
     return body.data!
   }
+  const list = async (url: string, field: string, selection: string, variables: object, filter?: string) => {
+    const declared = filter === undefined ? "" : `, $${filter}: String`
+    const argument = filter === undefined ? "" : `, ${filter}: $${filter}`
+    const key = { orgs: "orgs", profiles: "profiles", licenses: "licenses", onboardingWorkflows: "workflows" }[field]!
+    const page = (await call(
+      url,
+      `query($pageSize: Int, $pageToken: String${declared}) {
+        ${field}(pageSize: $pageSize, pageToken: $pageToken${argument}) { ${key} { ${selection} } nextPageToken }
+      }`,
+      variables as Record<string, unknown>
+    ))[field]
+    return { items: page[key], nextPageToken: page.nextPageToken }
+  }
   return {
     style: "GraphQL (fetch)",
+    listOrgs: (page) => list(urls.org, "orgs", "id name", page),
+    listProfiles: (page) => list(urls.profile, "profiles", "id fullName orgId", page, "orgId"),
+    listLicenses: (page) => list(urls.license, "licenses", "id userId start end", page, "userId"),
+    listWorkflows: (page) =>
+      list(urls.workflow, "onboardingWorkflows", "workflowId orgId profileId licenseId status createdAt", page, "status"),
     createOrg: async (input) =>
       (await call(urls.org, "mutation($input: CreateOrgInput!) { createOrg(input: $input) { org { id name } } }", { input }))
         .createOrg.org,

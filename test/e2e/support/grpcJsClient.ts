@@ -147,8 +147,39 @@ export const grpcJsClient = (urls: ServiceUrls): StyleClient => {
     licenseId: text(message, "licenseId")
   })
 
+  const toRun = (workflow: Decoded): WorkflowRun => ({
+    ...toWorkflowResult(workflow),
+    status: text(workflow, "status"),
+    createdAt: timestamp(workflow, "createdAt")
+  })
+  const items = (response: Decoded, field: string) => {
+    const value = response[field]
+    return Array.isArray(value) ? value.map((item) => record(item, field)) : []
+  }
   return {
     style: "gRPC (@grpc/grpc-js)",
+    listOrgs: async (page) => {
+      const response = await orgCall("ListOrgs", page)
+      return { items: items(response, "orgs").map((org) => toOrg({ org })), nextPageToken: text(response, "nextPageToken") }
+    },
+    listProfiles: async (page) => {
+      const response = await profileCall("ListProfiles", page)
+      return {
+        items: items(response, "profiles").map((profile) => toProfile({ profile })),
+        nextPageToken: text(response, "nextPageToken")
+      }
+    },
+    listLicenses: async (page) => {
+      const response = await licenseCall("ListLicenses", page)
+      return {
+        items: items(response, "licenses").map((license) => toLicense({ license })),
+        nextPageToken: text(response, "nextPageToken")
+      }
+    },
+    listWorkflows: async (page) => {
+      const response = await workflowCall("ListOnboardingWorkflows", page)
+      return { items: items(response, "workflows").map(toRun), nextPageToken: text(response, "nextPageToken") }
+    },
     createOrg: async (org) => toOrg(await orgCall("CreateOrg", { id: org.id, name: org.name })),
     getOrg: async (id) => toOrg(await orgCall("GetOrg", { id })),
     createProfile: async (profile) =>
@@ -180,8 +211,7 @@ export const grpcJsClient = (urls: ServiceUrls): StyleClient => {
       ),
     getWorkflow: async (workflowId): Promise<WorkflowRun> => {
       const response = await workflowCall("GetOnboardingWorkflow", { workflowId })
-      const workflow = record(response["workflow"], "workflow")
-      return { ...toWorkflowResult(workflow), status: text(workflow, "status"), createdAt: timestamp(workflow, "createdAt") }
+      return toRun(record(response["workflow"], "workflow"))
     },
     close: () => {
       for (const client of clients) client.close()

@@ -1,4 +1,4 @@
-import { type ClientStyle, type ServiceUrls, type StyleClient, StyleError } from "./StyleClient.js"
+import { type ClientStyle, type PageRequest, type ServiceUrls, type StyleClient, StyleError } from "./StyleClient.js"
 
 /** Plain `fetch` against the REST paths of contract §3.5. */
 const restClient = (urls: ServiceUrls): StyleClient => {
@@ -12,8 +12,23 @@ const restClient = (urls: ServiceUrls): StyleClient => {
     if (!response.ok) throw new StyleError(body["code"], body["message"])
     return body
   }
+  // snake_case for the page parameters, camelCase for the filters: REST takes both spellings.
+  const query = ({ pageSize, pageToken, ...filter }: PageRequest & { readonly orgId?: string; readonly userId?: string; readonly status?: string }) =>
+    new URLSearchParams(
+      Object.entries({ page_size: pageSize, page_token: pageToken, ...filter }).flatMap(([name, value]) =>
+        value === undefined ? [] : [[name, String(value)] as [string, string]]
+      )
+    ).toString()
+  const list = async (url: string, key: string) => {
+    const body = await call(url)
+    return { items: body[key], nextPageToken: body["nextPageToken"] }
+  }
   return {
     style: "REST (fetch)",
+    listOrgs: (page) => list(`${urls.org}/orgs?${query(page)}`, "orgs"),
+    listProfiles: (page) => list(`${urls.profile}/profiles?${query(page)}`, "profiles"),
+    listLicenses: (page) => list(`${urls.license}/licenses?${query(page)}`, "licenses"),
+    listWorkflows: (page) => list(`${urls.workflow}/workflow/workflows/onboarding?${query(page)}`, "workflows"),
     createOrg: async ({ id, name }) => (await call(`${urls.org}/orgs/${id}`, { method: "PUT", body: { name } }))["org"],
     getOrg: async (id) => (await call(`${urls.org}/orgs/${id}`))["org"],
     // snake_case on the way in: REST accepts both spellings.

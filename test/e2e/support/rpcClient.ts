@@ -21,8 +21,25 @@ const rpcClient = (urls: ServiceUrls): StyleClient => {
     throw new Error(Cause.pretty(exit.cause))
   }
   const plain = <A extends object>(value: A) => ({ ...value })
+  const page = <A extends object>(items: ReadonlyArray<A>, nextPageToken: string) => ({ items: items.map(plain), nextPageToken })
   return {
     style: "Effect RPC (@effect/rpc client)",
+    listOrgs: (request) =>
+      run(urls.org, Effect.flatMap(RpcClient.make(OrgOperations), (c) => c.ListOrgs(request))).then((r) =>
+        page(r.orgs, r.nextPageToken)
+      ),
+    listProfiles: (request) =>
+      run(urls.profile, Effect.flatMap(RpcClient.make(ProfileOperations), (c) => c.ListProfiles(request))).then((r) =>
+        page(r.profiles, r.nextPageToken)
+      ),
+    listLicenses: (request) =>
+      run(urls.license, Effect.flatMap(RpcClient.make(LicenseOperations), (c) => c.ListLicenses(request))).then((r) =>
+        page(r.licenses, r.nextPageToken)
+      ),
+    listWorkflows: (request) =>
+      run(urls.workflow, Effect.flatMap(RpcClient.make(WorkflowOperations), (c) => c.ListOnboardingWorkflows(request))).then((r) =>
+        page(r.workflows, r.nextPageToken)
+      ),
     createOrg: (org) => run(urls.org, Effect.flatMap(RpcClient.make(OrgOperations), (c) => c.CreateOrg(org))).then(plain),
     getOrg: (id) => run(urls.org, Effect.flatMap(RpcClient.make(OrgOperations), (c) => c.GetOrg({ id }))).then(plain),
     createProfile: (profile) =>

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file license/v1beta1/license.proto.
  */
 export const file_license_v1beta1_license: GenFile = /*@__PURE__*/
-  fileDesc("Ch1saWNlbnNlL3YxYmV0YTEvbGljZW5zZS5wcm90bxIPbGljZW5zZS52MWJldGExInoKB0xpY2Vuc2USCgoCaWQYASABKAkSKQoFc3RhcnQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEicKA2VuZBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHdXNlcl9pZBgEIAEoCSKHAQoUQ3JlYXRlTGljZW5zZVJlcXVlc3QSCgoCaWQYASABKAkSKQoFc3RhcnQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEicKA2VuZBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHdXNlcl9pZBgEIAEoCSJCChVDcmVhdGVMaWNlbnNlUmVzcG9uc2USKQoHbGljZW5zZRgBIAEoCzIYLmxpY2Vuc2UudjFiZXRhMS5MaWNlbnNlIh8KEUdldExpY2Vuc2VSZXF1ZXN0EgoKAmlkGAEgASgJIj8KEkdldExpY2Vuc2VSZXNwb25zZRIpCgdsaWNlbnNlGAEgASgLMhgubGljZW5zZS52MWJldGExLkxpY2Vuc2Uy0QEKDkxpY2Vuc2VTZXJ2aWNlEmMKDUNyZWF0ZUxpY2Vuc2USJS5saWNlbnNlLnYxYmV0YTEuQ3JlYXRlTGljZW5zZVJlcXVlc3QaJi5saWNlbnNlLnYxYmV0YTEuQ3JlYXRlTGljZW5zZVJlc3BvbnNlIgOQAgISWgoKR2V0TGljZW5zZRIiLmxpY2Vuc2UudjFiZXRhMS5HZXRMaWNlbnNlUmVxdWVzdBojLmxpY2Vuc2UudjFiZXRhMS5HZXRMaWNlbnNlUmVzcG9uc2UiA5ACAWIGcHJvdG8z", [file_google_protobuf_timestamp]);
+  fileDesc("Ch1saWNlbnNlL3YxYmV0YTEvbGljZW5zZS5wcm90bxIPbGljZW5zZS52MWJldGExInoKB0xpY2Vuc2USCgoCaWQYASABKAkSKQoFc3RhcnQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEicKA2VuZBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHdXNlcl9pZBgEIAEoCSKHAQoUQ3JlYXRlTGljZW5zZVJlcXVlc3QSCgoCaWQYASABKAkSKQoFc3RhcnQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEicKA2VuZBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHdXNlcl9pZBgEIAEoCSJCChVDcmVhdGVMaWNlbnNlUmVzcG9uc2USKQoHbGljZW5zZRgBIAEoCzIYLmxpY2Vuc2UudjFiZXRhMS5MaWNlbnNlIh8KEUdldExpY2Vuc2VSZXF1ZXN0EgoKAmlkGAEgASgJIj8KEkdldExpY2Vuc2VSZXNwb25zZRIpCgdsaWNlbnNlGAEgASgLMhgubGljZW5zZS52MWJldGExLkxpY2Vuc2UiTQoTTGlzdExpY2Vuc2VzUmVxdWVzdBIRCglwYWdlX3NpemUYASABKAUSEgoKcGFnZV90b2tlbhgCIAEoCRIPCgd1c2VyX2lkGAMgASgJIlsKFExpc3RMaWNlbnNlc1Jlc3BvbnNlEioKCGxpY2Vuc2VzGAEgAygLMhgubGljZW5zZS52MWJldGExLkxpY2Vuc2USFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJMrMCCg5MaWNlbnNlU2VydmljZRJjCg1DcmVhdGVMaWNlbnNlEiUubGljZW5zZS52MWJldGExLkNyZWF0ZUxpY2Vuc2VSZXF1ZXN0GiYubGljZW5zZS52MWJldGExLkNyZWF0ZUxpY2Vuc2VSZXNwb25zZSIDkAICEloKCkdldExpY2Vuc2USIi5saWNlbnNlLnYxYmV0YTEuR2V0TGljZW5zZVJlcXVlc3QaIy5saWNlbnNlLnYxYmV0YTEuR2V0TGljZW5zZVJlc3BvbnNlIgOQAgESYAoMTGlzdExpY2Vuc2VzEiQubGljZW5zZS52MWJldGExLkxpc3RMaWNlbnNlc1JlcXVlc3QaJS5saWNlbnNlLnYxYmV0YTEuTGlzdExpY2Vuc2VzUmVzcG9uc2UiA5ACAWIGcHJvdG8z", [file_google_protobuf_timestamp]);
 
 /**
  * @generated from message license.v1beta1.License
@@ -132,6 +132,63 @@ export const GetLicenseResponseSchema: GenMessage<GetLicenseResponse> = /*@__PUR
   messageDesc(file_license_v1beta1_license, 4);
 
 /**
+ * @generated from message license.v1beta1.ListLicensesRequest
+ */
+export type ListLicensesRequest = Message<"license.v1beta1.ListLicensesRequest"> & {
+  /**
+   * 0 or absent: 20. At most 100.
+   *
+   * @generated from field: int32 page_size = 1;
+   */
+  pageSize: number;
+
+  /**
+   * The next_page_token of the previous page; empty for the first page. Bound to the filter.
+   *
+   * @generated from field: string page_token = 2;
+   */
+  pageToken: string;
+
+  /**
+   * Optional: only the licenses of this user (a UUID).
+   *
+   * @generated from field: string user_id = 3;
+   */
+  userId: string;
+};
+
+/**
+ * Describes the message license.v1beta1.ListLicensesRequest.
+ * Use `create(ListLicensesRequestSchema)` to create a new message.
+ */
+export const ListLicensesRequestSchema: GenMessage<ListLicensesRequest> = /*@__PURE__*/
+  messageDesc(file_license_v1beta1_license, 5);
+
+/**
+ * @generated from message license.v1beta1.ListLicensesResponse
+ */
+export type ListLicensesResponse = Message<"license.v1beta1.ListLicensesResponse"> & {
+  /**
+   * @generated from field: repeated license.v1beta1.License licenses = 1;
+   */
+  licenses: License[];
+
+  /**
+   * Empty on the last page.
+   *
+   * @generated from field: string next_page_token = 2;
+   */
+  nextPageToken: string;
+};
+
+/**
+ * Describes the message license.v1beta1.ListLicensesResponse.
+ * Use `create(ListLicensesResponseSchema)` to create a new message.
+ */
+export const ListLicensesResponseSchema: GenMessage<ListLicensesResponse> = /*@__PURE__*/
+  messageDesc(file_license_v1beta1_license, 6);
+
+/**
  * Creates and reads licenses; a license belongs to a user and covers a period.
  *
  * @generated from service license.v1beta1.LicenseService
@@ -154,6 +211,16 @@ export const LicenseService: GenService<{
     methodKind: "unary";
     input: typeof GetLicenseRequestSchema;
     output: typeof GetLicenseResponseSchema;
+  },
+  /**
+   * Licenses, newest first, a page at a time (AIP-158); optionally only one user's.
+   *
+   * @generated from rpc license.v1beta1.LicenseService.ListLicenses
+   */
+  listLicenses: {
+    methodKind: "unary";
+    input: typeof ListLicensesRequestSchema;
+    output: typeof ListLicensesResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_license_v1beta1_license, 0);

@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file org/v1beta1/org.proto.
  */
 export const file_org_v1beta1_org: GenFile = /*@__PURE__*/
-  fileDesc("ChVvcmcvdjFiZXRhMS9vcmcucHJvdG8SC29yZy52MWJldGExIh8KA09yZxIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJIiwKEENyZWF0ZU9yZ1JlcXVlc3QSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCSIyChFDcmVhdGVPcmdSZXNwb25zZRIdCgNvcmcYASABKAsyEC5vcmcudjFiZXRhMS5PcmciGwoNR2V0T3JnUmVxdWVzdBIKCgJpZBgBIAEoCSIvCg5HZXRPcmdSZXNwb25zZRIdCgNvcmcYASABKAsyEC5vcmcudjFiZXRhMS5PcmcypQEKCk9yZ1NlcnZpY2USTwoJQ3JlYXRlT3JnEh0ub3JnLnYxYmV0YTEuQ3JlYXRlT3JnUmVxdWVzdBoeLm9yZy52MWJldGExLkNyZWF0ZU9yZ1Jlc3BvbnNlIgOQAgISRgoGR2V0T3JnEhoub3JnLnYxYmV0YTEuR2V0T3JnUmVxdWVzdBobLm9yZy52MWJldGExLkdldE9yZ1Jlc3BvbnNlIgOQAgFiBnByb3RvMw");
+  fileDesc("ChVvcmcvdjFiZXRhMS9vcmcucHJvdG8SC29yZy52MWJldGExIh8KA09yZxIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJIiwKEENyZWF0ZU9yZ1JlcXVlc3QSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCSIyChFDcmVhdGVPcmdSZXNwb25zZRIdCgNvcmcYASABKAsyEC5vcmcudjFiZXRhMS5PcmciGwoNR2V0T3JnUmVxdWVzdBIKCgJpZBgBIAEoCSIvCg5HZXRPcmdSZXNwb25zZRIdCgNvcmcYASABKAsyEC5vcmcudjFiZXRhMS5PcmciOAoPTGlzdE9yZ3NSZXF1ZXN0EhEKCXBhZ2Vfc2l6ZRgBIAEoBRISCgpwYWdlX3Rva2VuGAIgASgJIksKEExpc3RPcmdzUmVzcG9uc2USHgoEb3JncxgBIAMoCzIQLm9yZy52MWJldGExLk9yZxIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAky8wEKCk9yZ1NlcnZpY2USTwoJQ3JlYXRlT3JnEh0ub3JnLnYxYmV0YTEuQ3JlYXRlT3JnUmVxdWVzdBoeLm9yZy52MWJldGExLkNyZWF0ZU9yZ1Jlc3BvbnNlIgOQAgISRgoGR2V0T3JnEhoub3JnLnYxYmV0YTEuR2V0T3JnUmVxdWVzdBobLm9yZy52MWJldGExLkdldE9yZ1Jlc3BvbnNlIgOQAgESTAoITGlzdE9yZ3MSHC5vcmcudjFiZXRhMS5MaXN0T3Jnc1JlcXVlc3QaHS5vcmcudjFiZXRhMS5MaXN0T3Jnc1Jlc3BvbnNlIgOQAgFiBnByb3RvMw");
 
 /**
  * @generated from message org.v1beta1.Org
@@ -108,6 +108,56 @@ export const GetOrgResponseSchema: GenMessage<GetOrgResponse> = /*@__PURE__*/
   messageDesc(file_org_v1beta1_org, 4);
 
 /**
+ * @generated from message org.v1beta1.ListOrgsRequest
+ */
+export type ListOrgsRequest = Message<"org.v1beta1.ListOrgsRequest"> & {
+  /**
+   * 0 or absent: 20. At most 100.
+   *
+   * @generated from field: int32 page_size = 1;
+   */
+  pageSize: number;
+
+  /**
+   * The next_page_token of the previous page; empty for the first page. Bound to the filter.
+   *
+   * @generated from field: string page_token = 2;
+   */
+  pageToken: string;
+};
+
+/**
+ * Describes the message org.v1beta1.ListOrgsRequest.
+ * Use `create(ListOrgsRequestSchema)` to create a new message.
+ */
+export const ListOrgsRequestSchema: GenMessage<ListOrgsRequest> = /*@__PURE__*/
+  messageDesc(file_org_v1beta1_org, 5);
+
+/**
+ * @generated from message org.v1beta1.ListOrgsResponse
+ */
+export type ListOrgsResponse = Message<"org.v1beta1.ListOrgsResponse"> & {
+  /**
+   * @generated from field: repeated org.v1beta1.Org orgs = 1;
+   */
+  orgs: Org[];
+
+  /**
+   * Empty on the last page.
+   *
+   * @generated from field: string next_page_token = 2;
+   */
+  nextPageToken: string;
+};
+
+/**
+ * Describes the message org.v1beta1.ListOrgsResponse.
+ * Use `create(ListOrgsResponseSchema)` to create a new message.
+ */
+export const ListOrgsResponseSchema: GenMessage<ListOrgsResponse> = /*@__PURE__*/
+  messageDesc(file_org_v1beta1_org, 6);
+
+/**
  * Creates and reads organisations.
  *
  * @generated from service org.v1beta1.OrgService
@@ -130,6 +180,16 @@ export const OrgService: GenService<{
     methodKind: "unary";
     input: typeof GetOrgRequestSchema;
     output: typeof GetOrgResponseSchema;
+  },
+  /**
+   * Orgs, newest first, a page at a time (AIP-158).
+   *
+   * @generated from rpc org.v1beta1.OrgService.ListOrgs
+   */
+  listOrgs: {
+    methodKind: "unary";
+    input: typeof ListOrgsRequestSchema;
+    output: typeof ListOrgsResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_org_v1beta1_org, 0);

@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file profile/v1beta1/profile.proto.
  */
 export const file_profile_v1beta1_profile: GenFile = /*@__PURE__*/
-  fileDesc("Ch1wcm9maWxlL3YxYmV0YTEvcHJvZmlsZS5wcm90bxIPcHJvZmlsZS52MWJldGExIjgKB1Byb2ZpbGUSCgoCaWQYASABKAkSEQoJZnVsbF9uYW1lGAIgASgJEg4KBm9yZ19pZBgDIAEoCSJFChRDcmVhdGVQcm9maWxlUmVxdWVzdBIKCgJpZBgBIAEoCRIRCglmdWxsX25hbWUYAiABKAkSDgoGb3JnX2lkGAMgASgJIkIKFUNyZWF0ZVByb2ZpbGVSZXNwb25zZRIpCgdwcm9maWxlGAEgASgLMhgucHJvZmlsZS52MWJldGExLlByb2ZpbGUiHwoRR2V0UHJvZmlsZVJlcXVlc3QSCgoCaWQYASABKAkiPwoSR2V0UHJvZmlsZVJlc3BvbnNlEikKB3Byb2ZpbGUYASABKAsyGC5wcm9maWxlLnYxYmV0YTEuUHJvZmlsZTLRAQoOUHJvZmlsZVNlcnZpY2USYwoNQ3JlYXRlUHJvZmlsZRIlLnByb2ZpbGUudjFiZXRhMS5DcmVhdGVQcm9maWxlUmVxdWVzdBomLnByb2ZpbGUudjFiZXRhMS5DcmVhdGVQcm9maWxlUmVzcG9uc2UiA5ACAhJaCgpHZXRQcm9maWxlEiIucHJvZmlsZS52MWJldGExLkdldFByb2ZpbGVSZXF1ZXN0GiMucHJvZmlsZS52MWJldGExLkdldFByb2ZpbGVSZXNwb25zZSIDkAIBYgZwcm90bzM");
+  fileDesc("Ch1wcm9maWxlL3YxYmV0YTEvcHJvZmlsZS5wcm90bxIPcHJvZmlsZS52MWJldGExIjgKB1Byb2ZpbGUSCgoCaWQYASABKAkSEQoJZnVsbF9uYW1lGAIgASgJEg4KBm9yZ19pZBgDIAEoCSJFChRDcmVhdGVQcm9maWxlUmVxdWVzdBIKCgJpZBgBIAEoCRIRCglmdWxsX25hbWUYAiABKAkSDgoGb3JnX2lkGAMgASgJIkIKFUNyZWF0ZVByb2ZpbGVSZXNwb25zZRIpCgdwcm9maWxlGAEgASgLMhgucHJvZmlsZS52MWJldGExLlByb2ZpbGUiHwoRR2V0UHJvZmlsZVJlcXVlc3QSCgoCaWQYASABKAkiPwoSR2V0UHJvZmlsZVJlc3BvbnNlEikKB3Byb2ZpbGUYASABKAsyGC5wcm9maWxlLnYxYmV0YTEuUHJvZmlsZSJMChNMaXN0UHJvZmlsZXNSZXF1ZXN0EhEKCXBhZ2Vfc2l6ZRgBIAEoBRISCgpwYWdlX3Rva2VuGAIgASgJEg4KBm9yZ19pZBgDIAEoCSJbChRMaXN0UHJvZmlsZXNSZXNwb25zZRIqCghwcm9maWxlcxgBIAMoCzIYLnByb2ZpbGUudjFiZXRhMS5Qcm9maWxlEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCTKzAgoOUHJvZmlsZVNlcnZpY2USYwoNQ3JlYXRlUHJvZmlsZRIlLnByb2ZpbGUudjFiZXRhMS5DcmVhdGVQcm9maWxlUmVxdWVzdBomLnByb2ZpbGUudjFiZXRhMS5DcmVhdGVQcm9maWxlUmVzcG9uc2UiA5ACAhJaCgpHZXRQcm9maWxlEiIucHJvZmlsZS52MWJldGExLkdldFByb2ZpbGVSZXF1ZXN0GiMucHJvZmlsZS52MWJldGExLkdldFByb2ZpbGVSZXNwb25zZSIDkAIBEmAKDExpc3RQcm9maWxlcxIkLnByb2ZpbGUudjFiZXRhMS5MaXN0UHJvZmlsZXNSZXF1ZXN0GiUucHJvZmlsZS52MWJldGExLkxpc3RQcm9maWxlc1Jlc3BvbnNlIgOQAgFiBnByb3RvMw");
 
 /**
  * @generated from message profile.v1beta1.Profile
@@ -118,6 +118,63 @@ export const GetProfileResponseSchema: GenMessage<GetProfileResponse> = /*@__PUR
   messageDesc(file_profile_v1beta1_profile, 4);
 
 /**
+ * @generated from message profile.v1beta1.ListProfilesRequest
+ */
+export type ListProfilesRequest = Message<"profile.v1beta1.ListProfilesRequest"> & {
+  /**
+   * 0 or absent: 20. At most 100.
+   *
+   * @generated from field: int32 page_size = 1;
+   */
+  pageSize: number;
+
+  /**
+   * The next_page_token of the previous page; empty for the first page. Bound to the filter.
+   *
+   * @generated from field: string page_token = 2;
+   */
+  pageToken: string;
+
+  /**
+   * Optional: only the profiles of this org (a UUID).
+   *
+   * @generated from field: string org_id = 3;
+   */
+  orgId: string;
+};
+
+/**
+ * Describes the message profile.v1beta1.ListProfilesRequest.
+ * Use `create(ListProfilesRequestSchema)` to create a new message.
+ */
+export const ListProfilesRequestSchema: GenMessage<ListProfilesRequest> = /*@__PURE__*/
+  messageDesc(file_profile_v1beta1_profile, 5);
+
+/**
+ * @generated from message profile.v1beta1.ListProfilesResponse
+ */
+export type ListProfilesResponse = Message<"profile.v1beta1.ListProfilesResponse"> & {
+  /**
+   * @generated from field: repeated profile.v1beta1.Profile profiles = 1;
+   */
+  profiles: Profile[];
+
+  /**
+   * Empty on the last page.
+   *
+   * @generated from field: string next_page_token = 2;
+   */
+  nextPageToken: string;
+};
+
+/**
+ * Describes the message profile.v1beta1.ListProfilesResponse.
+ * Use `create(ListProfilesResponseSchema)` to create a new message.
+ */
+export const ListProfilesResponseSchema: GenMessage<ListProfilesResponse> = /*@__PURE__*/
+  messageDesc(file_profile_v1beta1_profile, 6);
+
+/**
  * Creates and reads user profiles; a profile belongs to an org.
  *
  * @generated from service profile.v1beta1.ProfileService
@@ -140,6 +197,16 @@ export const ProfileService: GenService<{
     methodKind: "unary";
     input: typeof GetProfileRequestSchema;
     output: typeof GetProfileResponseSchema;
+  },
+  /**
+   * Profiles, newest first, a page at a time (AIP-158); optionally only one org's.
+   *
+   * @generated from rpc profile.v1beta1.ProfileService.ListProfiles
+   */
+  listProfiles: {
+    methodKind: "unary";
+    input: typeof ListProfilesRequestSchema;
+    output: typeof ListProfilesResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_profile_v1beta1_profile, 0);

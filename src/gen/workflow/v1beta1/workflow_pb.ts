@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file workflow/v1beta1/workflow.proto.
  */
 export const file_workflow_v1beta1_workflow: GenFile = /*@__PURE__*/
-  fileDesc("Ch93b3JrZmxvdy92MWJldGExL3dvcmtmbG93LnByb3RvEhB3b3JrZmxvdy52MWJldGExItoBCh9DcmVhdGVPbmJvYXJkaW5nV29ya2Zsb3dSZXF1ZXN0EjsKEHdvcmtmbG93X29wdGlvbnMYASABKAsyIS53b3JrZmxvdy52MWJldGExLldvcmtmbG93T3B0aW9ucxIqCgdsaWNlbnNlGAIgASgLMhkud29ya2Zsb3cudjFiZXRhMS5MaWNlbnNlEiIKA29yZxgDIAEoCzIVLndvcmtmbG93LnYxYmV0YTEuT3JnEioKB3Byb2ZpbGUYBCABKAsyGS53b3JrZmxvdy52MWJldGExLlByb2ZpbGUiJgoPV29ya2Zsb3dPcHRpb25zEhMKC3dvcmtmbG93X2lkGAEgASgJIl0KB0xpY2Vuc2USKQoFc3RhcnQYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEicKA2VuZBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiEwoDT3JnEgwKBG5hbWUYASABKAkiHAoHUHJvZmlsZRIRCglmdWxsX25hbWUYASABKAkibwogQ3JlYXRlT25ib2FyZGluZ1dvcmtmbG93UmVzcG9uc2USEwoLd29ya2Zsb3dfaWQYASABKAkSDgoGb3JnX2lkGAIgASgJEhIKCnByb2ZpbGVfaWQYAyABKAkSEgoKbGljZW5zZV9pZBgEIAEoCSIzChxHZXRPbmJvYXJkaW5nV29ya2Zsb3dSZXF1ZXN0EhMKC3dvcmtmbG93X2lkGAEgASgJIqEBChJPbmJvYXJkaW5nV29ya2Zsb3cSEwoLd29ya2Zsb3dfaWQYASABKAkSDgoGb3JnX2lkGAIgASgJEhIKCnByb2ZpbGVfaWQYAyABKAkSEgoKbGljZW5zZV9pZBgEIAEoCRIOCgZzdGF0dXMYBSABKAkSLgoKY3JlYXRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiVwodR2V0T25ib2FyZGluZ1dvcmtmbG93UmVzcG9uc2USNgoId29ya2Zsb3cYASABKAsyJC53b3JrZmxvdy52MWJldGExLk9uYm9hcmRpbmdXb3JrZmxvdzKZAgoPV29ya2Zsb3dTZXJ2aWNlEoYBChhDcmVhdGVPbmJvYXJkaW5nV29ya2Zsb3cSMS53b3JrZmxvdy52MWJldGExLkNyZWF0ZU9uYm9hcmRpbmdXb3JrZmxvd1JlcXVlc3QaMi53b3JrZmxvdy52MWJldGExLkNyZWF0ZU9uYm9hcmRpbmdXb3JrZmxvd1Jlc3BvbnNlIgOQAgISfQoVR2V0T25ib2FyZGluZ1dvcmtmbG93Ei4ud29ya2Zsb3cudjFiZXRhMS5HZXRPbmJvYXJkaW5nV29ya2Zsb3dSZXF1ZXN0Gi8ud29ya2Zsb3cudjFiZXRhMS5HZXRPbmJvYXJkaW5nV29ya2Zsb3dSZXNwb25zZSIDkAIBYgZwcm90bzM", [file_google_protobuf_timestamp]);
+  fileDesc("Ch93b3JrZmxvdy92MWJldGExL3dvcmtmbG93LnByb3RvEhB3b3JrZmxvdy52MWJldGExItoBCh9DcmVhdGVPbmJvYXJkaW5nV29ya2Zsb3dSZXF1ZXN0EjsKEHdvcmtmbG93X29wdGlvbnMYASABKAsyIS53b3JrZmxvdy52MWJldGExLldvcmtmbG93T3B0aW9ucxIqCgdsaWNlbnNlGAIgASgLMhkud29ya2Zsb3cudjFiZXRhMS5MaWNlbnNlEiIKA29yZxgDIAEoCzIVLndvcmtmbG93LnYxYmV0YTEuT3JnEioKB3Byb2ZpbGUYBCABKAsyGS53b3JrZmxvdy52MWJldGExLlByb2ZpbGUiJgoPV29ya2Zsb3dPcHRpb25zEhMKC3dvcmtmbG93X2lkGAEgASgJIl0KB0xpY2Vuc2USKQoFc3RhcnQYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEicKA2VuZBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiEwoDT3JnEgwKBG5hbWUYASABKAkiHAoHUHJvZmlsZRIRCglmdWxsX25hbWUYASABKAkibwogQ3JlYXRlT25ib2FyZGluZ1dvcmtmbG93UmVzcG9uc2USEwoLd29ya2Zsb3dfaWQYASABKAkSDgoGb3JnX2lkGAIgASgJEhIKCnByb2ZpbGVfaWQYAyABKAkSEgoKbGljZW5zZV9pZBgEIAEoCSIzChxHZXRPbmJvYXJkaW5nV29ya2Zsb3dSZXF1ZXN0EhMKC3dvcmtmbG93X2lkGAEgASgJIqEBChJPbmJvYXJkaW5nV29ya2Zsb3cSEwoLd29ya2Zsb3dfaWQYASABKAkSDgoGb3JnX2lkGAIgASgJEhIKCnByb2ZpbGVfaWQYAyABKAkSEgoKbGljZW5zZV9pZBgEIAEoCRIOCgZzdGF0dXMYBSABKAkSLgoKY3JlYXRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiVwodR2V0T25ib2FyZGluZ1dvcmtmbG93UmVzcG9uc2USNgoId29ya2Zsb3cYASABKAsyJC53b3JrZmxvdy52MWJldGExLk9uYm9hcmRpbmdXb3JrZmxvdyJXCh5MaXN0T25ib2FyZGluZ1dvcmtmbG93c1JlcXVlc3QSEQoJcGFnZV9zaXplGAEgASgFEhIKCnBhZ2VfdG9rZW4YAiABKAkSDgoGc3RhdHVzGAMgASgJInMKH0xpc3RPbmJvYXJkaW5nV29ya2Zsb3dzUmVzcG9uc2USNwoJd29ya2Zsb3dzGAEgAygLMiQud29ya2Zsb3cudjFiZXRhMS5PbmJvYXJkaW5nV29ya2Zsb3cSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJMp8DCg9Xb3JrZmxvd1NlcnZpY2UShgEKGENyZWF0ZU9uYm9hcmRpbmdXb3JrZmxvdxIxLndvcmtmbG93LnYxYmV0YTEuQ3JlYXRlT25ib2FyZGluZ1dvcmtmbG93UmVxdWVzdBoyLndvcmtmbG93LnYxYmV0YTEuQ3JlYXRlT25ib2FyZGluZ1dvcmtmbG93UmVzcG9uc2UiA5ACAhJ9ChVHZXRPbmJvYXJkaW5nV29ya2Zsb3cSLi53b3JrZmxvdy52MWJldGExLkdldE9uYm9hcmRpbmdXb3JrZmxvd1JlcXVlc3QaLy53b3JrZmxvdy52MWJldGExLkdldE9uYm9hcmRpbmdXb3JrZmxvd1Jlc3BvbnNlIgOQAgESgwEKF0xpc3RPbmJvYXJkaW5nV29ya2Zsb3dzEjAud29ya2Zsb3cudjFiZXRhMS5MaXN0T25ib2FyZGluZ1dvcmtmbG93c1JlcXVlc3QaMS53b3JrZmxvdy52MWJldGExLkxpc3RPbmJvYXJkaW5nV29ya2Zsb3dzUmVzcG9uc2UiA5ACAWIGcHJvdG8z", [file_google_protobuf_timestamp]);
 
 /**
  * @generated from message workflow.v1beta1.CreateOnboardingWorkflowRequest
@@ -238,6 +238,63 @@ export const GetOnboardingWorkflowResponseSchema: GenMessage<GetOnboardingWorkfl
   messageDesc(file_workflow_v1beta1_workflow, 8);
 
 /**
+ * @generated from message workflow.v1beta1.ListOnboardingWorkflowsRequest
+ */
+export type ListOnboardingWorkflowsRequest = Message<"workflow.v1beta1.ListOnboardingWorkflowsRequest"> & {
+  /**
+   * 0 or absent: 20. At most 100.
+   *
+   * @generated from field: int32 page_size = 1;
+   */
+  pageSize: number;
+
+  /**
+   * The next_page_token of the previous page; empty for the first page. Bound to the filter.
+   *
+   * @generated from field: string page_token = 2;
+   */
+  pageToken: string;
+
+  /**
+   * Optional: only the runs with this status ("completed").
+   *
+   * @generated from field: string status = 3;
+   */
+  status: string;
+};
+
+/**
+ * Describes the message workflow.v1beta1.ListOnboardingWorkflowsRequest.
+ * Use `create(ListOnboardingWorkflowsRequestSchema)` to create a new message.
+ */
+export const ListOnboardingWorkflowsRequestSchema: GenMessage<ListOnboardingWorkflowsRequest> = /*@__PURE__*/
+  messageDesc(file_workflow_v1beta1_workflow, 9);
+
+/**
+ * @generated from message workflow.v1beta1.ListOnboardingWorkflowsResponse
+ */
+export type ListOnboardingWorkflowsResponse = Message<"workflow.v1beta1.ListOnboardingWorkflowsResponse"> & {
+  /**
+   * @generated from field: repeated workflow.v1beta1.OnboardingWorkflow workflows = 1;
+   */
+  workflows: OnboardingWorkflow[];
+
+  /**
+   * Empty on the last page.
+   *
+   * @generated from field: string next_page_token = 2;
+   */
+  nextPageToken: string;
+};
+
+/**
+ * Describes the message workflow.v1beta1.ListOnboardingWorkflowsResponse.
+ * Use `create(ListOnboardingWorkflowsResponseSchema)` to create a new message.
+ */
+export const ListOnboardingWorkflowsResponseSchema: GenMessage<ListOnboardingWorkflowsResponse> = /*@__PURE__*/
+  messageDesc(file_workflow_v1beta1_workflow, 10);
+
+/**
  * Onboards a customer: an org, a profile in it and a license for that profile, atomically.
  *
  * @generated from service workflow.v1beta1.WorkflowService
@@ -263,6 +320,16 @@ export const WorkflowService: GenService<{
     methodKind: "unary";
     input: typeof GetOnboardingWorkflowRequestSchema;
     output: typeof GetOnboardingWorkflowResponseSchema;
+  },
+  /**
+   * Run records, newest first, a page at a time (AIP-158); optionally only those with one status.
+   *
+   * @generated from rpc workflow.v1beta1.WorkflowService.ListOnboardingWorkflows
+   */
+  listOnboardingWorkflows: {
+    methodKind: "unary";
+    input: typeof ListOnboardingWorkflowsRequestSchema;
+    output: typeof ListOnboardingWorkflowsResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_workflow_v1beta1_workflow, 0);

@@ -7,7 +7,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * ListOnboardingWorkflows
+         * @description Newest first, a page at a time (AIP-158). A page token is bound to the filter it was made for.
+         */
+        get: operations["workflows.listOnboardingWorkflows"];
         put?: never;
         /**
          * CreateOnboardingWorkflow
@@ -41,6 +45,23 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        ListOnboardingWorkflowsResponse: {
+            workflows: components["schemas"]["OnboardingRun"][];
+            nextPageToken: string;
+        };
+        OnboardingRun: {
+            /** @description a string matching the pattern ^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$ */
+            workflowId: string;
+            /** @description a string matching the pattern ^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$ */
+            orgId: string;
+            /** @description a string matching the pattern ^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$ */
+            profileId: string;
+            /** @description a string matching the pattern ^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$ */
+            licenseId: string;
+            /** @enum {string} */
+            status: "completed";
+            createdAt: string;
+        };
         CreateOnboardingWorkflowBody: {
             workflowOptions?: {
                 workflowId?: string | "" | null;
@@ -69,19 +90,6 @@ export interface components {
         OnboardingWorkflowReply: {
             workflow: components["schemas"]["OnboardingRun"];
         };
-        OnboardingRun: {
-            /** @description a string matching the pattern ^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$ */
-            workflowId: string;
-            /** @description a string matching the pattern ^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$ */
-            orgId: string;
-            /** @description a string matching the pattern ^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$ */
-            profileId: string;
-            /** @description a string matching the pattern ^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$ */
-            licenseId: string;
-            /** @enum {string} */
-            status: "completed";
-            createdAt: string;
-        };
     };
     responses: never;
     parameters: never;
@@ -91,6 +99,104 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    "workflows.listOnboardingWorkflows": {
+        parameters: {
+            query?: {
+                pageSize?: string;
+                page_size?: string;
+                pageToken?: string;
+                page_token?: string;
+                status?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description ListOnboardingWorkflowsResponse */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListOnboardingWorkflowsResponse"];
+                };
+            };
+            /** @description The request did not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * int
+                         * @description the gRPC status code of the failure (3 invalid argument, 5 not found, ...)
+                         */
+                        code: number;
+                        /** @description what went wrong, naming the field where there is one */
+                        message: string;
+                        details: unknown[];
+                    };
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * int
+                         * @description the gRPC status code of the failure (3 invalid argument, 5 not found, ...)
+                         */
+                        code: number;
+                        /** @description what went wrong, naming the field where there is one */
+                        message: string;
+                        details: unknown[];
+                    };
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * int
+                         * @description the gRPC status code of the failure (3 invalid argument, 5 not found, ...)
+                         */
+                        code: number;
+                        /** @description what went wrong, naming the field where there is one */
+                        message: string;
+                        details: unknown[];
+                    };
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * int
+                         * @description the gRPC status code of the failure (3 invalid argument, 5 not found, ...)
+                         */
+                        code: number;
+                        /** @description what went wrong, naming the field where there is one */
+                        message: string;
+                        details: unknown[];
+                    };
+                };
+            };
+        };
+    };
     "workflows.createOnboardingWorkflow": {
         parameters: {
             query?: never;
