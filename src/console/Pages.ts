@@ -119,6 +119,7 @@ export const onboardingPage = (services: Services) => {
     }
   })
   const recent = recentRuns(services)
+  void recent.refresh()
   return h(
     "div",
     {},
