@@ -15,6 +15,7 @@ import { Orgs } from "./Orgs.js"
 import { Profiles } from "./Profiles.js"
 import { findStored, getOrNotFound } from "./Records.js"
 import { utcText } from "./SqlText.js"
+import { spanAttribute } from "./SpanAttribute.js"
 import { databaseOperation } from "./Transient.js"
 
 const runsPage = keysetPage(OnboardingRun, (run) => run.workflowId)
@@ -127,7 +128,7 @@ export class Onboarding extends Effect.Service<Onboarding>()("Onboarding", {
           const workflowId = request.workflowId ?? WorkflowId.make(randomUUID())
           let answeredFromEarlier = false
           // An operator finds a run's trace from its id.
-          return Effect.annotateCurrentSpan("onboarding.workflow_id", workflowId).pipe(
+          return spanAttribute("onboarding.workflow_id", workflowId).pipe(
             Effect.zipRight(databaseOperation(runOnce(request, workflowId, () => (answeredFromEarlier = true)))),
             Effect.onExit((exit) => countOutcome(exit, answeredFromEarlier))
           )
@@ -135,7 +136,7 @@ export class Onboarding extends Effect.Service<Onboarding>()("Onboarding", {
 
       getRun: (workflowId: WorkflowId) =>
         getOrNotFound("workflow", findRun)(workflowId).pipe(
-          Effect.tap(() => Effect.annotateCurrentSpan("onboarding.workflow_id", workflowId)),
+          Effect.tap(() => spanAttribute("onboarding.workflow_id", workflowId)),
           Effect.map(({ fingerprint: _, ...run }) => new OnboardingRun(run)),
           databaseOperation
         ),

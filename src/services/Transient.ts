@@ -2,6 +2,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import type * as SqlError from "@effect/sql/SqlError"
 import { Context, Duration, Effect, Fiber, FiberId, FiberRef, Metric, Option, Schedule } from "effect"
 import { Unavailable } from "../domain/Errors.js"
+import { spanAttribute } from "./SpanAttribute.js"
 
 // SQLSTATEs worth retrying: serialization failure, deadlock, connection exceptions (class 08),
 // server shutting down or starting up, too many connections, out of memory.
@@ -144,7 +145,7 @@ export const databaseOperation = <A, E, R>(
       if (!isTransient(error)) return Effect.die(error)
       const state = stateOf(error)
       return Metric.increment(Metric.tagged(transientFailures, "sqlstate", state)).pipe(
-        Effect.zipRight(Effect.annotateCurrentSpan("db.response.status_code", state)),
+        Effect.zipRight(spanAttribute("db.response.status_code", state)),
         Effect.zipRight(Effect.fail(unavailable()))
       )
     }
