@@ -1,5 +1,5 @@
 import { codeToString } from "@connectrpc/connect/protocol-connect"
-import { Effect, type Tracer } from "effect"
+import { Effect, FiberRef, HashMap, type Tracer } from "effect"
 import { type CallNote, CurrentCallNote } from "../../operations/Operation.js"
 import { errorTable, type FailureKind } from "../ErrorTable.js"
 import type { Request, Response } from "./PortListener.js"
@@ -107,8 +107,17 @@ export const finalCode = (call: Call, response: Response): string => {
   return kind === undefined ? "unknown" : codeName(kind)
 }
 
-/** Runs a call's Effect as that call: its log lines carry the request id, its operation is noted. */
+/**
+ * Runs a call's Effect as that call: its log lines carry the request id, its operation is noted.
+ * Every style runs a call's Effect as a fiber of its own (a request's in the platform, one per
+ * handler run in Connect and GraphQL), so the two are set on that fiber for the rest of its life
+ * rather than scoped: each scoped change copies the fiber's locals twice, in and out, and
+ * callgrind counted those copies among the largest per-call costs (docs/benchmarks.md §9.2).
+ */
 export const withinCall = (call: Call | undefined, requestId: string) => <A, E, R>(effect: Effect.Effect<A, E, R>) => {
-  const noted = effect.pipe(Effect.annotateLogs("requestId", requestId), Effect.locally(CurrentCallNote, call))
+  const noted = FiberRef.set(CurrentCallNote, call).pipe(
+    Effect.zipRight(FiberRef.update(FiberRef.currentLogAnnotations, HashMap.set("requestId", requestId as unknown))),
+    Effect.zipRight(effect)
+  )
   return call?.span === undefined ? noted : Effect.withParentSpan(noted, call.span)
 }
