@@ -12,7 +12,8 @@ import { Profiles } from "../../src/services/Profiles.js"
 import { databaseOperation } from "../../src/services/Transient.js"
 import { uuid } from "../support/ids.js"
 import { rowCounts } from "../support/rows.js"
-import { TestDatabase, testDatabaseKind } from "../support/TestDatabase.js"
+import { reportingRetries } from "../support/Retries.js"
+import { testDatabases } from "../support/TestDatabase.js"
 
 const request = (overrides: { workflowId?: string; name?: string } = {}) =>
   validate(OnboardingRequest)({
@@ -74,9 +75,9 @@ const expectLinkedTriple = (workflowId: WorkflowId) =>
     return { run, org, profile, license }
   })
 
-describe(`onboarding on ${testDatabaseKind}`, () => {
+for (const database of testDatabases) describe(`onboarding on ${database.kind}`, () => {
   // Live services: the retry backoff must really sleep, not wait on a test clock.
-  layer(TestDatabase, { timeout: 120_000, excludeTestServices: true })((it) => {
+  layer(database.layer, { timeout: 120_000, excludeTestServices: true })((it) => {
     it.effect("a workflow creates an org, a profile in it and a license for that profile", () =>
       Effect.gen(function*() {
         const result = yield* (yield* Onboarding).create(yield* request())
@@ -132,7 +133,7 @@ describe(`onboarding on ${testDatabaseKind}`, () => {
           licenses: before.licenses + 200,
           runs: before.runs + 200
         })
-      }).pipe(realServices))
+      }).pipe(reportingRetries(`retries 200 workflows ${database.kind}`), realServices))
 
     it.effect("20 concurrent requests with one workflow id create one triple and get 20 identical answers", () =>
       Effect.gen(function*() {
@@ -157,7 +158,7 @@ describe(`onboarding on ${testDatabaseKind}`, () => {
         const other = yield* Effect.flip(onboarding.create(yield* request({ workflowId, name: "Someone else" })))
         expect(other).toEqual(new AlreadyExists({ resource: "workflow", id: workflowId }))
         expect((yield* rowCounts).orgs).toBe(before.orgs + 1)
-      }).pipe(realServices))
+      }).pipe(reportingRetries(`retries 20 same workflow ${database.kind}`), realServices))
 
     it.effect("a serialization failure on the first attempts is retried and creates one triple", () =>
       Effect.gen(function*() {

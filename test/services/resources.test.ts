@@ -12,15 +12,15 @@ import { Licenses } from "../../src/services/Licenses.js"
 import { databaseOperation } from "../../src/services/Transient.js"
 import { Orgs } from "../../src/services/Orgs.js"
 import { Profiles } from "../../src/services/Profiles.js"
-import { TestDatabase, testDatabaseKind } from "../support/TestDatabase.js"
+import { testDatabases } from "../support/TestDatabase.js"
 import { uuid } from "../support/ids.js"
 
-const Services = Layer.mergeAll(Orgs.Default, Profiles.Default, Licenses.Default).pipe(Layer.provideMerge(TestDatabase))
+const services = Layer.mergeAll(Orgs.Default, Profiles.Default, Licenses.Default)
 
 const failureOf = <A, E>(exit: Exit.Exit<A, E>) => (Exit.isFailure(exit) ? exit.cause : undefined)
 
-describe(`resources on ${testDatabaseKind}`, () => {
-  layer(Services, { timeout: 60_000, excludeTestServices: true })((it) => {
+for (const database of testDatabases) describe(`resources on ${database.kind}`, () => {
+  layer(services.pipe(Layer.provideMerge(database.layer)), { timeout: 60_000, excludeTestServices: true })((it) => {
     it.effect("callers that go away mid-statement never fail other callers' statements", () =>
       Effect.gen(function*() {
         const orgs = yield* Orgs

@@ -25,25 +25,51 @@ const withDatabase = (url: string, database: string): string => {
   return parsed.toString()
 }
 
+export type Isolation = "read committed" | "serializable"
+
 /**
  * A fresh, empty database for one suite: several test runs (and CI) share one server, so each
- * suite creates its own database and drops it afterwards.
+ * suite creates its own database and drops it afterwards. `serializable` makes that the default
+ * isolation of every transaction in it, as CockroachDB has it.
  */
-export const freshServerDatabase = (url: string) =>
+export const freshServerDatabase = (url: string, isolation: Isolation = "read committed") =>
   Effect.acquireRelease(
     Effect.suspend(() => {
       const name = `onboarding_test_${randomUUID().replaceAll("-", "")}`
-      return Effect.as(adminQuery(url, `create database ${name}`), { name, url: withDatabase(url, name) })
+      return adminQuery(url, `create database ${name}`).pipe(
+        Effect.zipRight(
+          isolation === "serializable"
+            ? adminQuery(url, `alter database ${name} set default_transaction_isolation = 'serializable'`)
+            : Effect.void
+        ),
+        Effect.as({ name, url: withDatabase(url, name) })
+      )
     }),
     ({ name }) => adminQuery(url, `drop database if exists ${name} with (force)`)
   )
 
-/** The migrated database the suites run on: in-memory PGlite, or a fresh PostgreSQL database. */
-export const TestDatabase = Layer.unwrapScoped(
-  serverUrl === undefined
-    ? Effect.succeed(Database.layer({ kind: "embedded", dataDir: Database.inMemory }))
-    : Effect.map(
-      freshServerDatabase(serverUrl),
+const serverDatabase = (url: string, isolation: Isolation) =>
+  Layer.unwrapScoped(
+    Effect.map(
+      freshServerDatabase(url, isolation),
       ({ url }) => Database.layer({ kind: "postgres", url: Redacted.make(url), poolSize: 10 })
     )
-)
+  )
+
+/** The migrated database the suites run on: in-memory PGlite, or a fresh PostgreSQL database. */
+export const TestDatabase = serverUrl === undefined
+  ? Database.layer({ kind: "embedded", dataDir: Database.inMemory })
+  : serverDatabase(serverUrl, "read committed")
+
+/**
+ * For the concurrency and idempotency suites: the test database, and on PostgreSQL also one whose
+ * transactions are all serializable (what distributed PostgreSQL-compatible engines run), where
+ * concurrent transactions fail with 40001 and must be retried.
+ */
+export const testDatabases: ReadonlyArray<{ readonly kind: string; readonly layer: typeof TestDatabase }> =
+  serverUrl === undefined
+    ? [{ kind: testDatabaseKind, layer: TestDatabase }]
+    : [
+      { kind: testDatabaseKind, layer: TestDatabase },
+      { kind: "PostgreSQL, serializable", layer: serverDatabase(serverUrl, "serializable") }
+    ]
