@@ -1,6 +1,6 @@
 import { Config, Option, Redacted } from "effect"
-import { type DatabaseOptions, inMemory, withPasswordMasked } from "../services/Database.js"
-import { optionalVariable, positive, shown, variable, wholeNumber } from "./Variables.js"
+import { type DatabaseOptions, inMemory, type SchemaPolicy, withPasswordMasked } from "../services/Database.js"
+import { oneOf, optionalVariable, positive, shown, variable, wholeNumber } from "./Variables.js"
 
 /** What pg (through pg-connection-string) can use: a URL with the postgres scheme. */
 const postgresUrl = (text: string): Redacted.Redacted | undefined => {
@@ -38,4 +38,12 @@ export const databaseOptions: Config.Config<DatabaseOptions> = Config.all({
       ? { kind: "postgres", url: url.value, poolSize, connectTimeoutMillis, operationTimeoutMillis }
       : { kind: "embedded", dataDir }
   )
+)
+
+/**
+ * `MIGRATE=off`: the process applies no migration at start-up, and refuses to start when the
+ * database lacks one (a deploy step runs `npm run migrate` first). On by default.
+ */
+export const schemaPolicy: Config.Config<SchemaPolicy> = oneOf("MIGRATE", "on", ["on", "off"] as const).pipe(
+  Config.map((value) => (value === "on" ? "apply" : "verify"))
 )

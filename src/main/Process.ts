@@ -3,12 +3,13 @@ import type { Rpc } from "@effect/rpc"
 import type { SqlClient } from "@effect/sql"
 import { Cause, type Config, Duration, Effect, Layer, Logger, Option, Redacted } from "effect"
 import * as Database from "../services/Database.js"
-import { ConnectFailed, type DatabaseOptions, withPasswordMasked } from "../services/Database.js"
+import { ConnectFailed, type DatabaseOptions, type SchemaPolicy, withPasswordMasked } from "../services/Database.js"
+import { isMigrationsProblem } from "../services/Migrations.js"
 import { DatabaseHealth, HealthCheckInterval } from "../services/DatabaseHealth.js"
 import type { ListenError } from "../transports/http/PortListener.js"
 import { listen } from "../transports/http/PortListener.js"
 import { portApp } from "../transports/PortApp.js"
-import { databaseOptions } from "./DatabaseSettings.js"
+import { databaseOptions, schemaPolicy } from "./DatabaseSettings.js"
 import { logFormat, logLevel, processLogger } from "./Logging.js"
 import { openTelemetryLayer } from "./OpenTelemetry.js"
 import type { ServicePort } from "./ServicePorts.js"
@@ -129,12 +130,20 @@ export const onItsOwn = <R, Rpcs extends Rpc.Any>(service: ServicePort<R, Rpcs>)
   plan(service, dedicatedPort(service.portVariable, service.defaultPort), `PORT or ${service.portVariable}`)
 
 /** The database layer, its start-up failures told in the operator's terms. */
-const databaseLayer = (name: string, options: DatabaseOptions): Layer.Layer<SqlClient.SqlClient, unknown> => {
-  if (options.kind === "embedded") return Database.layer(options)
+export const databaseLayer = (
+  name: string,
+  options: DatabaseOptions,
+  policy: SchemaPolicy
+): Layer.Layer<SqlClient.SqlClient, unknown> => {
+  if (options.kind === "embedded") return Database.layer(options, policy)
   const where = withPasswordMasked(Redacted.value(options.url))
-  return Database.layer(options).pipe(
+  return Database.layer(options, policy).pipe(
     Layer.mapError((error) =>
-      error instanceof ConnectFailed ? databaseFailure(name, where, error.cause) : migrationFailure(name, where, error)
+      error instanceof ConnectFailed
+        ? databaseFailure(name, where, error.cause)
+        : isMigrationsProblem(error)
+        ? error
+        : migrationFailure(name, where, error)
     )
   )
 }
@@ -175,6 +184,7 @@ export const runProcess = (options: {
   const start = Effect.gen(function*() {
     const read = yield* settingsConfig
     const database = yield* databaseOptions
+    const policy = yield* schemaPolicy
     const ports = yield* Effect.forEach(options.ports, (port) => port.port)
     const settings = { ...read, processPorts: Object.fromEntries(options.ports.map((plan, i) => [plan.service, ports[i]!])) }
     if (options.requiresServer && database.kind === "embedded") {
@@ -193,25 +203,33 @@ export const runProcess = (options: {
         }`
     )
     const [first, ...others] = options.ports.map((port, i) => port.layer(ports[i]!, settings, options.name))
-    const served = Layer.mergeAll(first!, ...others).pipe(Layer.provide(databaseLayer(options.name, database)))
+    const served = Layer.mergeAll(first!, ...others).pipe(Layer.provide(databaseLayer(options.name, database, policy)))
     // OpenTelemetry outlives the ports and the database: the last calls' spans and metrics are flushed at the end.
     const exported = settings.otlp.traces || settings.otlp.metrics
     return yield* Layer.launch(exported ? served.pipe(Layer.provide(openTelemetryLayer(options.name, settings.otlp))) : served)
   })
+  ignoreEchoedSignals()
+  runMain(options.name, start)
+}
+
+/**
+ * Runs a process's main effect with the process's logger (LOG_LEVEL, LOG_FORMAT). A failure prints
+ * one line on stderr (see StartupFailure), its details at debug level, and the process exits 1.
+ */
+export const runMain = (name: string, main: Effect.Effect<unknown, unknown>) => {
   const unlessInterrupted = (report: (cause: Cause.Cause<unknown>) => Effect.Effect<void>) => (cause: Cause.Cause<unknown>) =>
     Cause.isInterruptedOnly(cause) ? Effect.void : report(cause)
   const program = Effect.all([logLevel, logFormat]).pipe(
     Effect.flatMap(([level, format]) =>
-      start.pipe(
-        Effect.tapErrorCause(unlessInterrupted((cause) => Effect.logDebug(`${options.name}: start-up failed`, cause))),
+      main.pipe(
+        Effect.tapErrorCause(unlessInterrupted((cause) => Effect.logDebug(`${name}: start-up failed`, cause))),
         Logger.withMinimumLogLevel(level),
-        Effect.provide(processLogger(format, options.name))
+        Effect.provide(processLogger(format, name))
       )
     ),
     Effect.tapErrorCause(unlessInterrupted((cause) =>
-      Effect.sync(() => process.stderr.write(`${startupLine(options.name, cause)}\n`))
+      Effect.sync(() => process.stderr.write(`${startupLine(name, cause)}\n`))
     ))
   )
-  ignoreEchoedSignals()
   NodeRuntime.runMain(program, { disableErrorReporting: true, disablePrettyLogger: true })
 }

@@ -1,5 +1,6 @@
 import { Cause, ConfigError, Data, Option } from "effect"
 import { DataDirLocked, DataDirUnusable } from "../services/DataDirLock.js"
+import { isMigrationsProblem, type MigrationsProblem } from "../services/Migrations.js"
 // Type only: EmbeddedPostgres loads PGlite, which a process on PostgreSQL never needs.
 import type { EmbeddedDatabaseError } from "../services/EmbeddedPostgres.js"
 
@@ -137,6 +138,21 @@ const embeddedLine = (name: string, error: DataDirLocked | DataDirUnusable | Emb
   }
 }
 
+/** The schema is not what this version needs, or this version's migrations cannot be read. */
+const migrationsLine = (name: string, error: MigrationsProblem): string => {
+  switch (error._tag) {
+    case "SchemaBehind": {
+      const missing = error.missing.map(({ id, name }) => `${id} (${name})`).join(", ")
+      return `${name}: the database lacks migration${error.missing.length === 1 ? "" : "s"} ${missing}, and MIGRATE=off ` +
+        `does not apply them (run \`npm run migrate\` with this DATABASE_URL first, or unset MIGRATE)`
+    }
+    case "DuplicateMigration":
+      return `${name}: two migration files are numbered ${error.id} (check the migrations directory of this install)`
+    case "MigrationFilesUnreadable":
+      return `${name}: cannot read the migrations in ${error.directory}: ${messageOf(error.cause)} (check this install)`
+  }
+}
+
 const isEmbeddedDatabaseError = (error: unknown): error is EmbeddedDatabaseError =>
   typeof error === "object" && error !== null && "_tag" in error && error._tag === "EmbeddedDatabaseError"
 
@@ -148,5 +164,6 @@ export const startupLine = (name: string, cause: Cause.Cause<unknown>): string =
   if (ConfigError.isConfigError(error)) return `${name}: ${configLine(error)}`
   if (error instanceof DataDirLocked || error instanceof DataDirUnusable) return embeddedLine(name, error)
   if (isEmbeddedDatabaseError(error)) return embeddedLine(name, error)
+  if (isMigrationsProblem(error)) return migrationsLine(name, error)
   return `${name}: start-up failed: ${error === undefined ? "unknown cause" : messageOf(error)}`
 }

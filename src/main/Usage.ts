@@ -15,6 +15,8 @@ Environment (each checked at start-up: a bad value stops the process with one li
 unset or empty means the default; numbers are whole numbers, durations in milliseconds up to 2147483647):
   DATABASE_URL        postgres:// or postgresql:// URL${name === "all" ? "; unset: embedded database in DATA_DIR" : " (required)"}
   DATABASE_POOL_SIZE  connections in the pool, 1 to 1000 (default 10)
+  MIGRATE             on: apply the migrations the database lacks at start-up; off: only check, and
+                      refuse to start if one is lacking (run \`npm run migrate\` first) (default on)
 ${
   name === "all"
     ? "  DATA_DIR            embedded database directory, created if missing, locked while in use\n" +
@@ -50,3 +52,17 @@ ${
   OTEL_TRACES_EXPORTER, OTEL_METRICS_EXPORTER, OTEL_SDK_DISABLED     none / true turn each (or all) off
   OTEL_EXPORTER_OTLP_PROTOCOL, OTEL_EXPORTER_OTLP_TRACES_PROTOCOL, OTEL_EXPORTER_OTLP_METRICS_PROTOCOL
                       http/protobuf (the only one taken)`
+
+
+export const migrateUsage = `Usage: node dist/main/migrate.js   (npm run migrate)
+
+Applies the schema migrations the database lacks, then exits: 0 when the schema is up to date,
+1 with one line on stderr when it cannot be. A deploy step, run before a new version starts; the
+services can then run with MIGRATE=off. Safe to run while services run, and beside other runs:
+one applies, the others wait and find nothing left to do.
+
+Environment:
+  DATABASE_URL        postgres:// or postgresql:// URL; unset: the embedded database in DATA_DIR
+  DATA_DIR            embedded database directory (default ./.data), locked while in use
+  DATABASE_CONNECT_TIMEOUT_MS   how long to wait for PostgreSQL (default 3000)
+  LOG_LEVEL, LOG_FORMAT         as for the services`

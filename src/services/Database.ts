@@ -4,7 +4,7 @@ import type { SqlClient, SqlError } from "@effect/sql"
 import type { DataDirLocked, DataDirUnusable } from "./DataDirLock.js"
 import type { EmbeddedDatabaseError } from "./EmbeddedPostgres.js"
 import { pooledClient } from "./DatabasePool.js"
-import { migrate } from "./Migrations.js"
+import { migrate, verify } from "./Migrations.js"
 import { OperationBudget } from "./Transient.js"
 
 export type DatabaseOptions =
@@ -68,15 +68,26 @@ const client = (
       )
     )
 
-/** A SqlClient with the schema migrated. */
-export const layer = (options: DatabaseOptions) =>
-  Layer.effectDiscard(
-    migrate().pipe(
+/**
+ * What a process does with the schema when it starts: apply the migrations the database lacks
+ * (the default), or only check that none is lacking (`MIGRATE=off`, when a deploy step runs
+ * `migrate` before the new version starts).
+ */
+export type SchemaPolicy = "apply" | "verify"
+
+const schema = (policy: SchemaPolicy) =>
+  (policy === "apply"
+    ? migrate().pipe(
       Effect.tap((applied) =>
         applied.length === 0
           ? Effect.logInfo("database: schema up to date")
-          : Effect.forEach(applied, ([id, name]) => Effect.logInfo(`database: migration ${id} (${name}) applied`))
-      ),
+          : Effect.forEach(applied, ({ id, name }) => Effect.logInfo(`database: migration ${id} (${name}) applied`))
+      )
+    )
+    : Effect.tap(verify(), () => Effect.logInfo("database: schema up to date (MIGRATE=off: checked, not migrated)"))).pipe(
       Effect.withLogSpan("migration")
     )
-  ).pipe(Layer.provideMerge(client(options)))
+
+/** A SqlClient with the schema migrated (or checked, see `SchemaPolicy`). */
+export const layer = (options: DatabaseOptions, policy: SchemaPolicy = "apply") =>
+  Layer.effectDiscard(schema(policy)).pipe(Layer.provideMerge(client(options)))

@@ -17,8 +17,8 @@ const causes = function*(error: unknown): Generator<unknown> {
   }
 }
 
-/** The SQLSTATE (or Node error code) behind a database error, for metrics and spans. */
-const stateOf = (error: unknown): string => {
+/** The SQLSTATE (or Node error code) behind a database error, for metrics, spans and retries. */
+export const sqlState = (error: unknown): string => {
   for (const cause of causes(error)) {
     const { code } = cause as { code?: unknown }
     if (typeof code === "string") return code
@@ -143,7 +143,7 @@ export const databaseOperation = <A, E, R>(
     (e): e is SqlError.SqlError => (e as { _tag?: unknown })?._tag === "SqlError",
     (error) => {
       if (!isTransient(error)) return Effect.die(error)
-      const state = stateOf(error)
+      const state = sqlState(error)
       return Metric.increment(Metric.tagged(transientFailures, "sqlstate", state)).pipe(
         Effect.zipRight(spanAttribute("db.response.status_code", state)),
         Effect.zipRight(Effect.fail(unavailable()))

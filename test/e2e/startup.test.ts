@@ -7,40 +7,8 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { serverUrl } from "../support/TestDatabase.js"
+import { entry, expectOneLine, runToEnd } from "./support/RunToEnd.js"
 import { freePort } from "./support/Servers.js"
-
-const entry = (name: string) => fileURLToPath(new URL(`../../dist/main/${name}.js`, import.meta.url))
-
-/** The variables the processes read, so the machine's own settings cannot leak into a case. */
-const ours = /^(DATABASE_.*|DATA_DIR|HOST|PORT|.*_PORT|API_TOKEN|CORS_ORIGINS|LOG_LEVEL|LOG_FORMAT|ACCESS_LOG|OTEL_.*|MAX_.*|.*_TIMEOUT_MS|SHUTDOWN_GRACE_MS|GRAPHQL_.*)$/
-const cleanEnvironment = Object.fromEntries(Object.entries(process.env).filter(([name]) => !ours.test(name)))
-
-interface Ended {
-  readonly code: number | null
-  readonly stdout: string
-  readonly stderr: string
-}
-
-/** Runs a process to its end; a process still running after `seconds` is killed (and fails the case). */
-const runToEnd = (name: string, env: Record<string, string>, seconds = 30): Promise<Ended> =>
-  new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [entry(name)],
-      { env: { ...cleanEnvironment, ...env }, timeout: seconds * 1000, killSignal: "SIGKILL" },
-      (error, stdout, stderr) => resolve({ code: error === null ? 0 : (error.code as number | null) ?? null, stdout, stderr })
-    )
-  })
-
-const expectOneLine = (ended: Ended, line: string | RegExp) => {
-  expect(ended.code).not.toBe(0)
-  expect(ended.code).not.toBe(null)
-  expect(ended.stderr.split("\n")).toHaveLength(2) // the line and the newline ending it
-  if (typeof line === "string") expect(ended.stderr).toBe(`${line}\n`)
-  else expect(ended.stderr).toMatch(line)
-  // Told before anything started: the database is never opened for a bad setting.
-  expect(ended.stdout).not.toContain("listening on")
-}
 
 const org = { DATABASE_URL: "postgres://app@127.0.0.1:1/onboarding" }
 const memory = { DATA_DIR: "memory://" }
@@ -78,6 +46,7 @@ const badSettings: ReadonlyArray<readonly [string, Record<string, string>, strin
     "all: CORS_ORIGINS=https://app.example.com/ is not valid: must be * or comma-separated origins such as " +
     "https://app.example.com (scheme, host and port only)"
   ],
+  ["all", { ...memory, MIGRATE: "later" }, "all: MIGRATE=later is not valid: must be one of on, off"],
   ["all", { DATA_DIR: "file:///var/data" }, "all: DATA_DIR=file:///var/data is not valid: must be a directory path, or memory://"],
   [
     "all",

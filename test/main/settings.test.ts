@@ -1,13 +1,13 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Cause, Config, ConfigProvider, Effect, Option, Redacted } from "effect"
-import { databaseOptions } from "../../src/main/DatabaseSettings.js"
+import { databaseOptions, schemaPolicy } from "../../src/main/DatabaseSettings.js"
 import { logLevel } from "../../src/main/Logging.js"
 import { dedicatedPort, servicePort, settings } from "../../src/main/Settings.js"
 import { startupLine } from "../../src/main/StartupFailure.js"
 import { withPasswordMasked } from "../../src/services/Database.js"
 
 /** Everything a per-service org process reads, in the order it reads it. */
-const orgProcess = Config.all([logLevel, settings, databaseOptions, dedicatedPort("ORG_PORT", 9090)])
+const orgProcess = Config.all([logLevel, settings, databaseOptions, schemaPolicy, dedicatedPort("ORG_PORT", 9090)])
 
 const read = <A>(config: Config.Config<A>, environment: Record<string, string>) =>
   Effect.withConfigProvider(config, ConfigProvider.fromMap(new Map(Object.entries(environment))))
@@ -56,6 +56,7 @@ const refused: ReadonlyArray<readonly [Record<string, string>, string]> = [
   ],
   [{ LOG_LEVEL: "trace" }, "org: LOG_LEVEL=trace is not valid: must be one of debug, info, warning, error"],
   [{ ACCESS_LOG: "no" }, "org: ACCESS_LOG=no is not valid: must be one of on, off"],
+  [{ MIGRATE: "auto" }, "org: MIGRATE=auto is not valid: must be one of on, off"],
   [
     { OTEL_TRACES_SAMPLER: "sometimes" },
     "org: OTEL_TRACES_SAMPLER=sometimes is not valid: must be one of always_on, always_off, traceidratio, " +
@@ -113,8 +114,9 @@ describe("a connection string in logs and messages", () => {
 describe("settings: what is accepted", () => {
   it.effect("unset and empty both mean the default", () =>
     Effect.gen(function*() {
-      const [, unset, databaseUnset, portUnset] = yield* read(orgProcess, {})
-      const [, empty, databaseEmpty, portEmpty] = yield* read(orgProcess, {
+      const [, unset, databaseUnset, policyUnset, portUnset] = yield* read(orgProcess, {})
+      const [, empty, databaseEmpty, policyEmpty, portEmpty] = yield* read(orgProcess, {
+        MIGRATE: "",
         HOST: "",
         MAX_BODY_BYTES: "",
         DATABASE_URL: "",
@@ -125,6 +127,7 @@ describe("settings: what is accepted", () => {
       expect(databaseEmpty).toEqual(databaseUnset)
       expect(databaseUnset).toEqual({ kind: "embedded", dataDir: "./.data" })
       expect([portUnset, portEmpty]).toEqual([9090, 9090])
+      expect([policyUnset, policyEmpty]).toEqual(["apply", "apply"])
     }))
 
   it.effect("PORT wins over the service's own variable; the all-in-one process reads only its own", () =>

@@ -1,28 +1,15 @@
-import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
-import { readdirSync } from "node:fs"
 import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { OrgId } from "../../src/domain/Ids.js"
 import { Org } from "../../src/domain/Org.js"
 import * as Database from "../../src/services/Database.js"
-import { migrationsDirectory } from "../../src/services/Migrations.js"
 import { Orgs } from "../../src/services/Orgs.js"
 import { uuid } from "../support/ids.js"
-import { freshServerDatabase, serverUrl } from "../support/TestDatabase.js"
+import { appliedMigrations, everyMigration } from "../support/migrations.js"
 
-const appliedMigrations = Effect.flatMap(
-  SqlClient.SqlClient,
-  (sql) => sql<{ migration_id: number }>`select migration_id from schema_migrations order by migration_id`
-)
-
-/** Every migration in `migrations/`, by number: what a started database has applied, each once. */
-const everyMigration = readdirSync(migrationsDirectory)
-  .flatMap((file) => /^(\d+)_\w+\.sql$/.exec(file)?.[1] ?? [])
-  .map(Number)
-  .sort((a, b) => a - b)
 
 const temporaryDirectory = Effect.acquireRelease(
   Effect.promise(() => mkdtemp(join(tmpdir(), "onboarding-data-"))),
@@ -47,24 +34,6 @@ describe("database description in the logs", () => {
 })
 
 describe("database start-up", () => {
-  it.live.skipIf(serverUrl === undefined)(
-    "four processes starting at once against one empty PostgreSQL database apply the schema once",
-    () =>
-      Effect.gen(function*() {
-        const { url } = yield* freshServerDatabase(serverUrl!)
-        const options = { kind: "postgres", url: Redacted.make(url), poolSize: 2 } as const
-        // Four separate pools, as four processes would have, migrating concurrently.
-        const clients = yield* Effect.all(
-          Array.from({ length: 4 }, () => Layer.build(Database.layer(options))),
-          { concurrency: "unbounded" }
-        )
-        for (const context of clients) {
-          const applied = yield* Effect.provide(appliedMigrations, context)
-          expect(applied.map((row) => row.migration_id)).toEqual(everyMigration)
-        }
-      }).pipe(Effect.scoped)
-  )
-
   it.live("embedded data survives closing and re-opening the same data directory", () =>
     Effect.gen(function*() {
       const dataDir = yield* temporaryDirectory
@@ -79,6 +48,6 @@ describe("database start-up", () => {
       }).pipe(Effect.provide(Orgs.Default.pipe(Layer.provideMerge(database))))
 
       expect(reopened.org).toEqual(org)
-      expect(reopened.migrations.map((row) => row.migration_id)).toEqual(everyMigration)
+      expect(reopened.migrations).toEqual(everyMigration)
     }).pipe(Effect.scoped))
 })
