@@ -4,7 +4,7 @@ import { Data, Effect, Schedule } from "effect"
 import { readdir, readFile } from "node:fs/promises"
 import { hostname } from "node:os"
 import { fileURLToPath } from "node:url"
-import { sqlState } from "./Transient.js"
+import { sqlState, transaction } from "./Transient.js"
 
 /** `migrations/` at the package root, seen from both `src/services` and `dist/services`. */
 export const migrationsDirectory = fileURLToPath(new URL("../../migrations/", import.meta.url))
@@ -94,7 +94,7 @@ const prepare = (sql: SqlClient.SqlClient) =>
       claimed_by text
     )`
     yield* sql`insert into ${sql(lockTable)} (id) values (1) on conflict (id) do nothing`
-  }).pipe(sql.withTransaction, retryRaces)
+  }).pipe(transaction(sql), retryRaces)
 
 /**
  * Applies the migrations the database lacks, in order, and answers with them.
@@ -129,7 +129,7 @@ export const migrate = (directory: string = migrationsDirectory) =>
         yield* sql`insert into ${sql(migrationsTable)} (migration_id, name) values (${migration.id}, ${migration.name})`
       }
       return pending
-    }).pipe(sql.withTransaction, retryRaces)
+    }).pipe(transaction(sql), retryRaces)
   })
 
 /**

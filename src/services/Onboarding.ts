@@ -16,7 +16,7 @@ import { Profiles } from "./Profiles.js"
 import { findStored, getOrNotFound } from "./Records.js"
 import { utcText } from "./SqlText.js"
 import { spanAttribute } from "./SpanAttribute.js"
-import { databaseOperation } from "./Transient.js"
+import { databaseOperation, transaction } from "./Transient.js"
 
 const runsPage = keysetPage(OnboardingRun, (run) => run.workflowId)
 
@@ -115,7 +115,7 @@ export class Onboarding extends Effect.Service<Onboarding>()("Onboarding", {
           })
         )
         return run
-      }).pipe(sql.withTransaction)
+      }).pipe(transaction(sql))
 
     return {
       /**

@@ -1,5 +1,5 @@
 import * as SqlClient from "@effect/sql/SqlClient"
-import type * as SqlError from "@effect/sql/SqlError"
+import * as SqlError from "@effect/sql/SqlError"
 import { Context, Duration, Effect, Fiber, FiberId, FiberRef, Metric, Option, Schedule } from "effect"
 import { Unavailable } from "../domain/Errors.js"
 import { spanAttribute } from "./SpanAttribute.js"
@@ -39,6 +39,20 @@ const attempt = <A, E, R>(self: Effect.Effect<A, E, R>) =>
   Effect.flatMap(
     FiberRef.get(FiberRef.currentTracerEnabled),
     (traced) => (traced ? Effect.withSpan(self, "database attempt", { captureStackTrace: false }) : self)
+  )
+
+/**
+ * `sql.withTransaction`, with a failed COMMIT (or ROLLBACK) as the failure it is. @effect/sql turns
+ * it into a defect, but a serializable transaction is often refused at its commit (40001, "canceled
+ * on commit attempt"; CockroachDB reports most conflicts there), and a connection can be lost while
+ * committing: both must reach `databaseOperation` to be retried, not end the call as `internal`.
+ * A retry after a lost commit is safe where the unit of work is idempotent (the workflow is: its
+ * id is fixed before the first attempt, and a second attempt finds the first's run).
+ */
+export const transaction = (sql: SqlClient.SqlClient) => <A, E, R>(self: Effect.Effect<A, E, R>) =>
+  Effect.catchSomeDefect(
+    sql.withTransaction(self),
+    (defect) => (defect instanceof SqlError.SqlError ? Option.some(Effect.fail(defect)) : Option.none())
   )
 
 /** True for failures that a later attempt may not see: the transaction or connection, not the request. */

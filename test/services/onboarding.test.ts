@@ -173,6 +173,36 @@ for (const database of testDatabases) describe(`onboarding on ${database.kind}`,
         })
       }).pipe(withLicenses(licensesFailing(2, serializationFailure))))
 
+    it.effect("a serialization failure at COMMIT is retried like any other, and creates one triple", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        // A deferred trigger fails the first two commits; a sequence counts them, as a rollback
+        // does not undo it. Serializable engines refuse conflicting transactions this way.
+        yield* sql`create sequence commit_conflicts`
+        yield* sql`create function conflict_at_commit() returns trigger language plpgsql as $$
+          begin
+            if nextval('commit_conflicts') <= 2 then
+              raise exception 'simulated conflict at commit' using errcode = 'serialization_failure';
+            end if;
+            return null;
+          end $$`
+        yield* sql`create constraint trigger conflict_at_commit after insert on onboarding_runs
+          deferrable initially deferred for each row execute function conflict_at_commit()`
+        const before = yield* rowCounts
+        const result = yield* (yield* Onboarding).create(yield* request()).pipe(
+          Effect.ensuring(
+            Effect.orDie(sql`drop trigger conflict_at_commit on onboarding_runs; drop function conflict_at_commit(); drop sequence commit_conflicts`)
+          )
+        )
+        yield* expectLinkedTriple(result.workflowId)
+        expect(yield* rowCounts).toEqual({
+          orgs: before.orgs + 1,
+          profiles: before.profiles + 1,
+          licenses: before.licenses + 1,
+          runs: before.runs + 1
+        })
+      }).pipe(realServices))
+
     it.effect("a database that keeps failing transiently ends in unavailable with nothing written", () =>
       Effect.gen(function*() {
         const before = yield* rowCounts
