@@ -1,4 +1,5 @@
 import { Cause, Config, Context, FiberRef, FiberRefs, HashMap, List, Logger, LogLevel, Option, Tracer } from "effect"
+import { CurrentCallNote } from "../operations/Operation.js"
 import { oneOf } from "./Variables.js"
 
 const logLevels = ["debug", "info", "warning", "error"] as const
@@ -63,6 +64,9 @@ export const jsonLogger = (service: string, write: (line: string) => void = batc
       message: Array.isArray(message) ? message.map(text).join(" ") : text(message),
       service
     }
+    // Written during a call: its request id, from the call's note (src/transports/http/Calls.ts).
+    const note = FiberRefs.getOrDefault(context, CurrentCallNote)
+    if (note !== undefined) line["requestId"] = note.requestId
     for (const [key, value] of HashMap.toEntries(annotations)) line[key] = value
     // Written inside a traced call: the ids that join this line to its trace.
     const span = Context.getOption(FiberRefs.getOrDefault(context, FiberRef.currentContext), Tracer.ParentSpan)
@@ -76,6 +80,14 @@ export const jsonLogger = (service: string, write: (line: string) => void = batc
     write(`${JSON.stringify(line)}\n`)
   })
 
+/** Effect's pretty logger, with the request id of the call a line is written during as an annotation. */
+const prettyLogger = Logger.mapInputOptions(Logger.prettyLoggerDefault, (options) => {
+  const note = FiberRefs.getOrDefault(options.context, CurrentCallNote)
+  return note === undefined || HashMap.has(options.annotations, "requestId")
+    ? options
+    : { ...options, annotations: HashMap.set(options.annotations, "requestId", note.requestId as unknown) }
+})
+
 /** The process's logger in `format`, naming `service` (the process: org, ..., all). */
 export const processLogger = (format: "json" | "pretty", service: string) =>
-  Logger.replace(Logger.defaultLogger, format === "json" ? jsonLogger(service) : Logger.prettyLoggerDefault)
+  Logger.replace(Logger.defaultLogger, format === "json" ? jsonLogger(service) : prettyLogger)

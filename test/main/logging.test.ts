@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Logger } from "effect"
 import { jsonLogger } from "../../src/main/Logging.js"
+import { CurrentCallNote } from "../../src/operations/Operation.js"
 
 /** Runs `effect` with the JSON logger of service "org", and gives back what it wrote, line by line. */
 const logged = (effect: Effect.Effect<unknown>) =>
@@ -30,6 +31,13 @@ describe("LOG_FORMAT=json", () => {
         service: "org",
         requestId: "r-1"
       })
+    }))
+
+  it.effect("a line written during a call carries the call's request id (from its note, not an annotation)", () =>
+    Effect.gen(function*() {
+      const note = { requestId: "r-2", operation: undefined, outcome: undefined, traced: false }
+      const lines = yield* logged(Effect.logInfo("inside").pipe(Effect.locally(CurrentCallNote, note)))
+      expect(JSON.parse(lines[0]!)).toMatchObject({ message: "inside", requestId: "r-2" })
     }))
 
   it.effect("a failure's cause is one string field of the same line, its stack included", () =>
