@@ -14,6 +14,7 @@ import {
   HashMap,
   List,
   type LogSpan,
+  Logger,
   LogLevel,
   Metric,
   MetricBoundaries,
@@ -21,6 +22,7 @@ import {
   Option,
   Runtime
 } from "effect"
+import { type AccessLine, accessLineWriter } from "./AccessLine.js"
 import { type Call, finalCode } from "./Calls.js"
 import type { Request, Response } from "./PortListener.js"
 
@@ -106,10 +108,19 @@ export const callTelemetry = <R>(
   const run = Runtime.runSync(runtime)
   // The access line goes straight to the process's loggers, as Effect.logInfo would hand it to
   // them, without running a fiber for it: at one line per call, that fiber was most of its cost.
-  const loggers = FiberRefs.getOrDefault(runtime.fiberRefs, FiberRef.currentLoggers)
+  // A logger that writes access lines from their fields (the JSON one) is given just those; the
+  // others a log line, made only if there are any. Effect's tracer logger is left out: it adds a
+  // line to the current span, and an access line is written outside of any.
+  const loggers = Array.from(FiberRefs.getOrDefault(runtime.fiberRefs, FiberRef.currentLoggers))
+    .filter((logger) => logger !== Logger.tracerLogger)
+  const writers = loggers.flatMap((logger) => accessLineWriter(logger) ?? [])
+  const others = loggers.filter((logger) => accessLineWriter(logger) === undefined)
   const logsInfo = LogLevel.greaterThanEqual(LogLevel.Info, FiberRefs.getOrDefault(runtime.fiberRefs, FiberRef.currentMinimumLogLevel))
-  const logAccess = (message: string, annotations: ReadonlyArray<readonly [string, unknown]>) => {
+  const logAccess = (line: AccessLine) => {
     if (!logsInfo) return
+    for (const write of writers) write(line)
+    if (others.length === 0) return
+    const { message, spanId, traceId, ...fields } = line
     const options = {
       fiberId: FiberId.none,
       logLevel: LogLevel.Info,
@@ -117,10 +128,13 @@ export const callTelemetry = <R>(
       cause: Cause.empty,
       context: runtime.fiberRefs,
       spans: List.empty<LogSpan.LogSpan>(),
-      annotations: HashMap.fromIterable(annotations),
+      annotations: HashMap.make(
+        ["access", true as unknown],
+        ...Object.entries(traceId === undefined ? fields : { ...fields, traceId, spanId })
+      ),
       date: new Date()
     }
-    for (const logger of loggers) logger.log(options)
+    for (const logger of others) logger.log(options)
   }
   const serviceLabel = MetricLabel.make("service", service)
   // Label sets made once each: a metric's update with labels made anew costs a hash of its key.
@@ -164,18 +178,19 @@ export const callTelemetry = <R>(
         span.end(run(Clock.currentTimeNanos), fault ? Exit.fail(code) : Exit.void)
       }
       if (!accessLog) return
-      logAccess(`${call.method} ${call.path} ${response.statusCode} ${code}`, [
-        ["access", true],
-        ["requestId", call.requestId],
-        ...(span === undefined ? [] : [["traceId", span.traceId], ["spanId", span.spanId]] as const),
-        ["style", call.style],
-        ["operation", operation],
-        ["method", call.method],
-        ["path", call.path],
-        ["status", response.statusCode],
-        ["code", code],
-        ["durationMs", Math.round(seconds * 1e6) / 1e3]
-      ])
+      logAccess({
+        message: `${call.method} ${call.path} ${response.statusCode} ${code}`,
+        requestId: call.requestId,
+        traceId: span?.traceId,
+        spanId: span?.spanId,
+        style: call.style,
+        operation,
+        method: call.method,
+        path: call.path,
+        status: response.statusCode,
+        code,
+        durationMs: Math.round(seconds * 1e6) / 1e3
+      })
     }
   }
 }
