@@ -138,20 +138,34 @@ export const callTelemetry = <R>(
   }
   const serviceLabel = MetricLabel.make("service", service)
   // Label sets made once each: a metric's update with labels made anew costs a hash of its key.
-  const labelSets = new Map<string, ReadonlyArray<MetricLabel.MetricLabel>>()
-  const labelled = (...pairs: ReadonlyArray<readonly [string, string]>) => {
-    const key = pairs.flat().join("\0")
-    let labels = labelSets.get(key)
-    if (labels === undefined) {
-      labels = [serviceLabel, ...pairs.map(([name, value]) => MetricLabel.make(name, value))]
-      labelSets.set(key, labels)
+  // Found by their values (few, and the same strings each call) in nested maps, without a key
+  // string built and hashed per update.
+  const labelSets = (names: ReadonlyArray<string>) => {
+    const root = new Map<string, unknown>()
+    return (...values: ReadonlyArray<string>): ReadonlyArray<MetricLabel.MetricLabel> => {
+      let node = root
+      for (let i = 0; i < values.length - 1; i++) {
+        let next = node.get(values[i]!) as Map<string, unknown> | undefined
+        if (next === undefined) {
+          next = new Map()
+          node.set(values[i]!, next)
+        }
+        node = next
+      }
+      let labels = node.get(values[values.length - 1]!) as ReadonlyArray<MetricLabel.MetricLabel> | undefined
+      if (labels === undefined) {
+        labels = [serviceLabel, ...names.map((name, i) => MetricLabel.make(name, values[i]!))]
+        node.set(values[values.length - 1]!, labels)
+      }
+      return labels
     }
-    return labels
   }
-  const inFlight = (call: Call) => labelled(["style", call.style])
+  const inFlight = labelSets(["style"])
+  const total = labelSets(["operation", "style", "code"])
+  const duration = labelSets(["operation", "style"])
   return {
     started: (call, request, response) => {
-      callsInFlight.unsafeUpdate(1, inFlight(call))
+      callsInFlight.unsafeUpdate(1, inFlight(call.style))
       if (!tracing) return
       // The caller's trace continues.
       const { attributes, name } = spanOf(call, route)
@@ -164,9 +178,9 @@ export const callTelemetry = <R>(
       const seconds = (performance.now() - call.started) / 1000
       const code = finalCode(call, response)
       const operation = call.operation ?? "none"
-      callsInFlight.unsafeUpdate(-1, inFlight(call))
-      callsTotal.unsafeUpdate(1, labelled(["operation", operation], ["style", call.style], ["code", code]))
-      callDuration.unsafeUpdate(seconds, labelled(["operation", operation], ["style", call.style]))
+      callsInFlight.unsafeUpdate(-1, inFlight(call.style))
+      callsTotal.unsafeUpdate(1, total(operation, call.style, code))
+      callDuration.unsafeUpdate(seconds, duration(operation, call.style))
       const span = call.span
       if (span !== undefined) {
         span.attribute("http.response.status_code", response.statusCode)
