@@ -1,4 +1,6 @@
 import { Cause, Config, Context, FiberRef, FiberRefs, HashMap, List, Logger, LogLevel, Option, Tracer } from "effect"
+import { CurrentCallNote } from "../operations/Operation.js"
+import { withAccessLines } from "../transports/http/AccessLine.js"
 import { oneOf } from "./Variables.js"
 
 const logLevels = ["debug", "info", "warning", "error"] as const
@@ -55,27 +57,79 @@ const batchedStdout = (): ((line: string) => void) => {
   }
 }
 
+/**
+ * `time` of a line: ISO 8601 in UTC with milliseconds, as `Date.prototype.toISOString` writes it.
+ * The date and the seconds are formatted once a second; a line adds only its milliseconds.
+ */
+const isoTime = (() => {
+  let second = Number.NaN
+  let prefix = ""
+  return (now: number): string => {
+    const ms = now % 1000
+    if (now - ms !== second) {
+      second = now - ms
+      prefix = new Date(second).toISOString().slice(0, 20)
+    }
+    return `${prefix}${ms < 10 ? "00" : ms < 100 ? "0" : ""}${ms}Z`
+  }
+})()
+
 export const jsonLogger = (service: string, write: (line: string) => void = batchedStdout()) =>
-  Logger.make(({ annotations, cause, context, date, logLevel, message, spans }) => {
-    const line: Record<string, unknown> = {
-      time: date.toISOString(),
-      level: levelName(logLevel),
-      message: Array.isArray(message) ? message.map(text).join(" ") : text(message),
-      service
-    }
-    for (const [key, value] of HashMap.toEntries(annotations)) line[key] = value
-    // Written inside a traced call: the ids that join this line to its trace.
-    const span = Context.getOption(FiberRefs.getOrDefault(context, FiberRef.currentContext), Tracer.ParentSpan)
-    if (Option.isSome(span)) {
-      line["traceId"] = span.value.traceId
-      line["spanId"] = span.value.spanId
-    }
-    const now = date.getTime()
-    for (const span of List.toArray(spans)) line[`${span.label}Ms`] = now - span.startTime
-    if (!Cause.isEmpty(cause)) line.cause = Cause.pretty(cause, { renderErrorCause: true })
-    write(`${JSON.stringify(line)}\n`)
-  })
+  withAccessLines(
+    Logger.make(({ annotations, cause, context, date, logLevel, message, spans }) => {
+      const line: Record<string, unknown> = {
+        time: isoTime(date.getTime()),
+        level: levelName(logLevel),
+        message: Array.isArray(message) ? message.map(text).join(" ") : text(message),
+        service
+      }
+      // Written during a call: its request id, from the call's note (src/transports/http/Calls.ts).
+      const note = FiberRefs.getOrDefault(context, CurrentCallNote)
+      if (note !== undefined) line["requestId"] = note.requestId
+      for (const [key, value] of HashMap.toEntries(annotations)) line[key] = value
+      // Written inside a traced call: the ids that join this line to its trace.
+      const span = Context.getOption(FiberRefs.getOrDefault(context, FiberRef.currentContext), Tracer.ParentSpan)
+      if (Option.isSome(span)) {
+        line["traceId"] = span.value.traceId
+        line["spanId"] = span.value.spanId
+      }
+      const now = date.getTime()
+      for (const span of List.toArray(spans)) line[`${span.label}Ms`] = now - span.startTime
+      if (!Cause.isEmpty(cause)) line.cause = Cause.pretty(cause, { renderErrorCause: true })
+      write(`${JSON.stringify(line)}\n`)
+    }),
+    // An access line (one a call) made from its fields, in one object of one shape: the same line
+    // as the generic path gives, without the annotations' HashMap, a Date and the context reads.
+    (access) =>
+      write(`${
+        JSON.stringify({
+          time: isoTime(Date.now()),
+          level: "info",
+          message: access.message,
+          service,
+          access: true,
+          requestId: access.requestId,
+          traceId: access.traceId,
+          spanId: access.spanId,
+          style: access.style,
+          operation: access.operation,
+          method: access.method,
+          path: access.path,
+          status: access.status,
+          code: access.code,
+          durationMs: access.durationMs
+        })
+      }\n`)
+  )
+
+/** Effect's pretty logger, with the request id of the call a line is written during as an annotation. */
+const prettyLogger = Logger.mapInputOptions(Logger.prettyLoggerDefault, (options) => {
+  const note = FiberRefs.getOrDefault(options.context, CurrentCallNote)
+  return note === undefined || HashMap.has(options.annotations, "requestId")
+    ? options
+    : { ...options, annotations: HashMap.set(options.annotations, "requestId", note.requestId as unknown) }
+})
 
 /** The process's logger in `format`, naming `service` (the process: org, ..., all). */
 export const processLogger = (format: "json" | "pretty", service: string) =>
-  Logger.replace(Logger.defaultLogger, format === "json" ? jsonLogger(service) : Logger.prettyLoggerDefault)
+  Logger.replace(Logger.defaultLogger, format === "json" ? jsonLogger(service) : prettyLogger)

@@ -35,6 +35,8 @@ export const validated = <A, I, B, E, R>(domain: Schema.Schema<A, I>, run: (valu
  * a call; one request may run several operations (GraphQL), and a failure outlives a success.
  */
 export interface CallNote {
+  /** The call's `x-request-id`: the process's loggers put it on every line written during the call. */
+  readonly requestId: string
   operation: string | undefined
   outcome: string | undefined
   /** Whether the call is traced: then each operation it runs gets a span of its own. */

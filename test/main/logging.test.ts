@@ -1,6 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Logger } from "effect"
 import { jsonLogger } from "../../src/main/Logging.js"
+import { CurrentCallNote } from "../../src/operations/Operation.js"
+import { accessLineWriter } from "../../src/transports/http/AccessLine.js"
 
 /** Runs `effect` with the JSON logger of service "org", and gives back what it wrote, line by line. */
 const logged = (effect: Effect.Effect<unknown>) =>
@@ -31,6 +33,43 @@ describe("LOG_FORMAT=json", () => {
         requestId: "r-1"
       })
     }))
+
+  it.effect("a line written during a call carries the call's request id (from its note, not an annotation)", () =>
+    Effect.gen(function*() {
+      const note = { requestId: "r-2", operation: undefined, outcome: undefined, traced: false }
+      const lines = yield* logged(Effect.logInfo("inside").pipe(Effect.locally(CurrentCallNote, note)))
+      expect(JSON.parse(lines[0]!)).toMatchObject({ message: "inside", requestId: "r-2" })
+    }))
+
+  it("an access line, written from its fields, has the access fields in the documented order", () => {
+    const lines: Array<string> = []
+    const write = accessLineWriter(jsonLogger("org", (line) => lines.push(line)))!
+    const fields = {
+      message: "GET /orgs/x 400 invalid_argument",
+      requestId: "r-3",
+      style: "rest",
+      operation: "GetOrg",
+      method: "GET",
+      path: "/orgs/x",
+      status: 400,
+      code: "invalid_argument",
+      durationMs: 3.8
+    }
+    write({ ...fields, traceId: undefined, spanId: undefined })
+    write({ ...fields, traceId: "t", spanId: "s" })
+    const [untraced, traced] = lines.map((line) => JSON.parse(line))
+    const { message, ...rest } = fields
+    expect(Object.keys(untraced)).toEqual(["time", "level", "message", "service", "access", ...Object.keys(rest)])
+    expect(untraced).toEqual({
+      time: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      level: "info",
+      message,
+      service: "org",
+      access: true,
+      ...rest
+    })
+    expect(traced).toMatchObject({ requestId: "r-3", traceId: "t", spanId: "s", code: "invalid_argument" })
+  })
 
   it.effect("a failure's cause is one string field of the same line, its stack included", () =>
     Effect.gen(function*() {

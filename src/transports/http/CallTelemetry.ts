@@ -14,6 +14,7 @@ import {
   HashMap,
   List,
   type LogSpan,
+  Logger,
   LogLevel,
   Metric,
   MetricBoundaries,
@@ -21,6 +22,7 @@ import {
   Option,
   Runtime
 } from "effect"
+import { type AccessLine, accessLineWriter } from "./AccessLine.js"
 import { type Call, finalCode } from "./Calls.js"
 import type { Request, Response } from "./PortListener.js"
 
@@ -106,10 +108,19 @@ export const callTelemetry = <R>(
   const run = Runtime.runSync(runtime)
   // The access line goes straight to the process's loggers, as Effect.logInfo would hand it to
   // them, without running a fiber for it: at one line per call, that fiber was most of its cost.
-  const loggers = FiberRefs.getOrDefault(runtime.fiberRefs, FiberRef.currentLoggers)
+  // A logger that writes access lines from their fields (the JSON one) is given just those; the
+  // others a log line, made only if there are any. Effect's tracer logger is left out: it adds a
+  // line to the current span, and an access line is written outside of any.
+  const loggers = Array.from(FiberRefs.getOrDefault(runtime.fiberRefs, FiberRef.currentLoggers))
+    .filter((logger) => logger !== Logger.tracerLogger)
+  const writers = loggers.flatMap((logger) => accessLineWriter(logger) ?? [])
+  const others = loggers.filter((logger) => accessLineWriter(logger) === undefined)
   const logsInfo = LogLevel.greaterThanEqual(LogLevel.Info, FiberRefs.getOrDefault(runtime.fiberRefs, FiberRef.currentMinimumLogLevel))
-  const logAccess = (message: string, annotations: ReadonlyArray<readonly [string, unknown]>) => {
+  const logAccess = (line: AccessLine) => {
     if (!logsInfo) return
+    for (const write of writers) write(line)
+    if (others.length === 0) return
+    const { message, spanId, traceId, ...fields } = line
     const options = {
       fiberId: FiberId.none,
       logLevel: LogLevel.Info,
@@ -117,27 +128,44 @@ export const callTelemetry = <R>(
       cause: Cause.empty,
       context: runtime.fiberRefs,
       spans: List.empty<LogSpan.LogSpan>(),
-      annotations: HashMap.fromIterable(annotations),
+      annotations: HashMap.make(
+        ["access", true as unknown],
+        ...Object.entries(traceId === undefined ? fields : { ...fields, traceId, spanId })
+      ),
       date: new Date()
     }
-    for (const logger of loggers) logger.log(options)
+    for (const logger of others) logger.log(options)
   }
   const serviceLabel = MetricLabel.make("service", service)
   // Label sets made once each: a metric's update with labels made anew costs a hash of its key.
-  const labelSets = new Map<string, ReadonlyArray<MetricLabel.MetricLabel>>()
-  const labelled = (...pairs: ReadonlyArray<readonly [string, string]>) => {
-    const key = pairs.flat().join("\0")
-    let labels = labelSets.get(key)
-    if (labels === undefined) {
-      labels = [serviceLabel, ...pairs.map(([name, value]) => MetricLabel.make(name, value))]
-      labelSets.set(key, labels)
+  // Found by their values (few, and the same strings each call) in nested maps, without a key
+  // string built and hashed per update.
+  const labelSets = (names: ReadonlyArray<string>) => {
+    const root = new Map<string, unknown>()
+    return (...values: ReadonlyArray<string>): ReadonlyArray<MetricLabel.MetricLabel> => {
+      let node = root
+      for (let i = 0; i < values.length - 1; i++) {
+        let next = node.get(values[i]!) as Map<string, unknown> | undefined
+        if (next === undefined) {
+          next = new Map()
+          node.set(values[i]!, next)
+        }
+        node = next
+      }
+      let labels = node.get(values[values.length - 1]!) as ReadonlyArray<MetricLabel.MetricLabel> | undefined
+      if (labels === undefined) {
+        labels = [serviceLabel, ...names.map((name, i) => MetricLabel.make(name, values[i]!))]
+        node.set(values[values.length - 1]!, labels)
+      }
+      return labels
     }
-    return labels
   }
-  const inFlight = (call: Call) => labelled(["style", call.style])
+  const inFlight = labelSets(["style"])
+  const total = labelSets(["operation", "style", "code"])
+  const duration = labelSets(["operation", "style"])
   return {
     started: (call, request, response) => {
-      callsInFlight.unsafeUpdate(1, inFlight(call))
+      callsInFlight.unsafeUpdate(1, inFlight(call.style))
       if (!tracing) return
       // The caller's trace continues.
       const { attributes, name } = spanOf(call, route)
@@ -150,9 +178,9 @@ export const callTelemetry = <R>(
       const seconds = (performance.now() - call.started) / 1000
       const code = finalCode(call, response)
       const operation = call.operation ?? "none"
-      callsInFlight.unsafeUpdate(-1, inFlight(call))
-      callsTotal.unsafeUpdate(1, labelled(["operation", operation], ["style", call.style], ["code", code]))
-      callDuration.unsafeUpdate(seconds, labelled(["operation", operation], ["style", call.style]))
+      callsInFlight.unsafeUpdate(-1, inFlight(call.style))
+      callsTotal.unsafeUpdate(1, total(operation, call.style, code))
+      callDuration.unsafeUpdate(seconds, duration(operation, call.style))
       const span = call.span
       if (span !== undefined) {
         span.attribute("http.response.status_code", response.statusCode)
@@ -164,18 +192,19 @@ export const callTelemetry = <R>(
         span.end(run(Clock.currentTimeNanos), fault ? Exit.fail(code) : Exit.void)
       }
       if (!accessLog) return
-      logAccess(`${call.method} ${call.path} ${response.statusCode} ${code}`, [
-        ["access", true],
-        ["requestId", call.requestId],
-        ...(span === undefined ? [] : [["traceId", span.traceId], ["spanId", span.spanId]] as const),
-        ["style", call.style],
-        ["operation", operation],
-        ["method", call.method],
-        ["path", call.path],
-        ["status", response.statusCode],
-        ["code", code],
-        ["durationMs", Math.round(seconds * 1e6) / 1e3]
-      ])
+      logAccess({
+        message: `${call.method} ${call.path} ${response.statusCode} ${code}`,
+        requestId: call.requestId,
+        traceId: span?.traceId,
+        spanId: span?.spanId,
+        style: call.style,
+        operation,
+        method: call.method,
+        path: call.path,
+        status: response.statusCode,
+        code,
+        durationMs: Math.round(seconds * 1e6) / 1e3
+      })
     }
   }
 }

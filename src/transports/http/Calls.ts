@@ -1,5 +1,5 @@
 import { codeToString } from "@connectrpc/connect/protocol-connect"
-import { Effect, FiberRef, HashMap, type Tracer } from "effect"
+import { type Cause, Effect, FiberRef, type Tracer } from "effect"
 import { type CallNote, CurrentCallNote } from "../../operations/Operation.js"
 import { errorTable, type FailureKind } from "../ErrorTable.js"
 import type { Request, Response } from "./PortListener.js"
@@ -31,7 +31,6 @@ export const styleOf = (request: Request, path: string = pathOf(request)): Style
  * (CallNote); `code` is set by whoever answers on the wire without one (a refusal, connect-node).
  */
 export interface Call extends CallNote {
-  readonly requestId: string
   readonly style: Style
   readonly method: string
   readonly path: string
@@ -108,16 +107,26 @@ export const finalCode = (call: Call, response: Response): string => {
 }
 
 /**
- * Runs a call's Effect as that call: its log lines carry the request id, its operation is noted.
- * Every style runs a call's Effect as a fiber of its own (a request's in the platform, one per
- * handler run in Connect and GraphQL), so the two are set on that fiber for the rest of its life
- * rather than scoped: each scoped change copies the fiber's locals twice, in and out, and
- * callgrind counted those copies among the largest per-call costs (docs/benchmarks.md §9.2).
+ * Runs a call's Effect as that call: its operation is noted, and its log lines carry the request
+ * id, which the process's loggers read from the note (src/main/Logging.ts) rather than from a log
+ * annotation. Every style runs a call's Effect as a fiber of its own (a request's in the platform,
+ * one per handler run in Connect and GraphQL), so the note is set on that fiber for the rest of its
+ * life rather than scoped. One fiber-local, set once: each change copies the fiber's locals (a JS
+ * Map), and callgrind counted those copies among the largest per-call costs (docs/benchmarks.md
+ * §9.2). A request the pipeline did not see (no call record) gets a note of its own.
  */
 export const withinCall = (call: Call | undefined, requestId: string) => <A, E, R>(effect: Effect.Effect<A, E, R>) => {
-  const noted = FiberRef.set(CurrentCallNote, call).pipe(
-    Effect.zipRight(FiberRef.update(FiberRef.currentLogAnnotations, HashMap.set("requestId", requestId as unknown))),
-    Effect.zipRight(effect)
-  )
+  const note: CallNote = call ?? { requestId, operation: undefined, outcome: undefined, traced: false }
+  const noted = Effect.zipRight(FiberRef.set(CurrentCallNote, note), effect)
   return call?.span === undefined ? noted : Effect.withParentSpan(noted, call.span)
 }
+
+/**
+ * An error logged during a call with its request id as a log annotation too: for loggers other
+ * than the process's (a test's), which see only annotations.
+ */
+export const logCallError = (message: string, cause: Cause.Cause<unknown>) =>
+  Effect.flatMap(FiberRef.get(CurrentCallNote), (note) =>
+    note === undefined
+      ? Effect.logError(message, cause)
+      : Effect.annotateLogs(Effect.logError(message, cause), "requestId", note.requestId))

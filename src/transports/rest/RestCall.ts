@@ -2,6 +2,7 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Cause, Data, Effect, Option } from "effect"
 import type { DomainError } from "../../domain/Errors.js"
 import { callFailure, errorBody, errorTable, type FailureKind } from "../ErrorTable.js"
+import { logCallError } from "../http/Calls.js"
 
 /**
  * A request refused by the HTTP layer itself (wrong content type, wrong method, unknown path):
@@ -33,7 +34,7 @@ export const restCall = <A, R>(operation: Effect.Effect<A, DomainError | HttpRej
       if (Cause.isInterruptedOnly(cause)) return Effect.interrupt
       const failure = callFailure(cause as Cause.Cause<DomainError>)
       return failure.kind === "Internal"
-        ? Effect.as(Effect.logError("REST call failed", cause), errorReply(failure.kind, failure.message))
+        ? Effect.as(logCallError("REST call failed", cause), errorReply(failure.kind, failure.message))
         : Effect.succeed(errorReply(failure.kind, failure.message))
     })
   )
