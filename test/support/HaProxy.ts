@@ -12,11 +12,17 @@ export interface Balanced {
   readonly replicaPorts: ReadonlyArray<number>
 }
 
+export interface ServerState {
+  readonly status: string
+  /** Requests (in mode http: each HTTP/1.1 request or HTTP/2 stream) sent to it so far. */
+  readonly requests: number
+}
+
 export interface HaProxy extends Daemon {
   /** `http://127.0.0.1:<port>` of each service's frontend, by service name. */
   readonly urls: Readonly<Record<string, string>>
-  /** haproxy's view of each replica (`org/1`: "UP", "DOWN", ...), from its statistics page. */
-  readonly serverStates: () => Promise<Record<string, string>>
+  /** haproxy's view of each replica (`org/1`: "UP", "DOWN", ...) and the requests it sent it, from its statistics page. */
+  readonly serverStates: () => Promise<Record<string, ServerState>>
 }
 
 /** How often haproxy asks each replica's `/readyz`; with `fall 2`, a replica leaves within ~1 s. */
@@ -86,19 +92,20 @@ const configuration = (services: ReadonlyArray<Balanced>, ports: ReadonlyArray<n
     ""
   ].join("\n")
 
-/** haproxy's CSV statistics: `<service>/<replica>` -> status, for the replicas only. */
-const parseStates = (csv: string): Record<string, string> => {
+/** haproxy's CSV statistics: `<service>/<replica>` -> its state, for the replicas only. */
+const parseStates = (csv: string): Record<string, ServerState> => {
   const [header, ...rows] = csv.trim().split("\n")
   const columns = header!.replace(/^# /, "").split(",")
   const proxy = columns.indexOf("pxname")
   const server = columns.indexOf("svname")
   const status = columns.indexOf("status")
-  const states: Record<string, string> = {}
+  const sessions = columns.indexOf("stot")
+  const states: Record<string, ServerState> = {}
   for (const row of rows) {
     const fields = row.split(",")
     const name = fields[proxy]!
     if (!name.endsWith("_replicas") || fields[server] === "BACKEND") continue
-    states[`${name.slice(0, -"_replicas".length)}/${fields[server]}`] = fields[status]!
+    states[`${name.slice(0, -"_replicas".length)}/${fields[server]}`] = { status: fields[status]!, requests: Number(fields[sessions]) }
   }
   return states
 }
