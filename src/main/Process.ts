@@ -6,6 +6,7 @@ import * as Database from "../services/Database.js"
 import { ConnectFailed, type DatabaseOptions, type SchemaPolicy, withPasswordMasked } from "../services/Database.js"
 import { isMigrationsProblem } from "../services/Migrations.js"
 import { DatabaseHealth, HealthCheckInterval } from "../services/DatabaseHealth.js"
+import { Draining, drainingHealth } from "../services/Draining.js"
 import type { ListenError } from "../transports/http/PortListener.js"
 import { listen } from "../transports/http/PortListener.js"
 import { portApp } from "../transports/PortApp.js"
@@ -90,10 +91,13 @@ export const portLayer = <R, Rpcs extends Rpc.Any>(
         `${service.name} service (${service.api.connect.service.typeName}) listening on http://${settings.host}:${listener.port}`
       )
       yield* Effect.addFinalizer(() => Effect.logInfo(`${service.name} service stopped`))
+      // Finalizers run last first: the drain, then the listener's close.
+      const { drain } = yield* Draining
+      yield* Effect.addFinalizer(() => drain)
     })
   ).pipe(
     Layer.provide(service.rpcHandlers),
-    Layer.provideMerge(Layer.merge(service.services, DatabaseHealth.Default)),
+    Layer.provideMerge(Layer.merge(service.services, drainingHealth.pipe(Layer.provide(DatabaseHealth.Default)))),
     Layer.provide(Layer.succeed(HealthCheckInterval, Duration.millis(settings.healthCheckIntervalMillis))),
     Layer.provide(Settings.layer(settings))
   )
@@ -106,7 +110,7 @@ export interface PortPlan {
     port: number,
     settings: SettingsValues,
     processName: string
-  ) => Layer.Layer<never, unknown, SqlClient.SqlClient>
+  ) => Layer.Layer<never, unknown, SqlClient.SqlClient | Draining>
 }
 
 const plan = <R, Rpcs extends Rpc.Any>(
@@ -168,8 +172,9 @@ const ignoreEchoedSignals = () => {
 
 /**
  * Runs a process until SIGINT/SIGTERM. Every setting is read and checked first; then the
- * database, then the ports. On a signal the ports close first (in-flight requests finish), then
- * the database, and the process exits 0. A failed start prints one line on stderr (see
+ * database, then the ports. On a signal the process first drains (SHUTDOWN_DRAIN_MS: still
+ * serving, but not ready), then the ports close (in-flight requests finish), then the database,
+ * and the process exits 0. A failed start prints one line on stderr (see
  * StartupFailure) and exits 1; the details are logged at debug level.
  */
 export const runProcess = (options: {
@@ -203,7 +208,11 @@ export const runProcess = (options: {
         }`
     )
     const [first, ...others] = options.ports.map((port, i) => port.layer(ports[i]!, settings, options.name))
-    const served = Layer.mergeAll(first!, ...others).pipe(Layer.provide(databaseLayer(options.name, database, policy)))
+    const served = Layer.mergeAll(first!, ...others).pipe(
+      Layer.provide(databaseLayer(options.name, database, policy)),
+      // One for the process: its ports drain together.
+      Layer.provide(Draining.Default(settings.shutdownDrainMillis))
+    )
     // OpenTelemetry outlives the ports and the database: the last calls' spans and metrics are flushed at the end.
     const exported = settings.otlp.traces || settings.otlp.metrics
     return yield* Layer.launch(exported ? served.pipe(Layer.provide(openTelemetryLayer(options.name, settings.otlp))) : served)

@@ -1,6 +1,6 @@
 import { Config, ConfigError, ConfigProvider, Context, Effect, Either, Layer, Option, Redacted } from "effect"
 import { type OtlpExport, otlpExport } from "./OpenTelemetry.js"
-import { host, oneOf, originUrl, origins, port, positive, refusal } from "./Variables.js"
+import { host, maxTimerMillis, oneOf, originUrl, origins, port, positive, refusal, wholeNumber } from "./Variables.js"
 
 /**
  * What a process reads from its environment, besides the database (see DatabaseSettings). Each
@@ -11,6 +11,8 @@ export interface SettingsValues {
   readonly host: string
   readonly readMaxBytes: number
   readonly shutdownGraceMillis: number
+  /** On SIGTERM, how long to go on serving while saying not ready, before the ports close (0: none). */
+  readonly shutdownDrainMillis: number
   readonly apiToken: Option.Option<Redacted.Redacted>
   readonly corsOrigins: ReadonlyArray<string>
   readonly maxConnections: number
@@ -54,6 +56,7 @@ export const settings: Config.Config<SettingsValues> = Config.all({
   host: host("HOST", "127.0.0.1"),
   readMaxBytes: positive("MAX_BODY_BYTES", 1024 * 1024),
   shutdownGraceMillis: positive("SHUTDOWN_GRACE_MS", 10_000),
+  shutdownDrainMillis: wholeNumber("SHUTDOWN_DRAIN_MS", 0, 0, maxTimerMillis),
   apiToken,
   corsOrigins: origins("CORS_ORIGINS"),
   maxConnections: positive("MAX_CONNECTIONS", 1024),

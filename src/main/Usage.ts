@@ -30,6 +30,9 @@ ${
 }
   MAX_BODY_BYTES      largest request body and gRPC message (default 1048576)
   SHUTDOWN_GRACE_MS   how long a shutdown waits for in-flight requests (default 10000)
+  SHUTDOWN_DRAIN_MS   on SIGTERM, how long to go on serving while /readyz answers 503, before the
+                      port stops accepting; behind a load balancer, longer than its checks take to
+                      notice (default 0: none)
   API_TOKEN           require "Authorization: Bearer <token>" on every call but health; visible ASCII,
                       no spaces; never printed (default: off)
   CORS_ORIGINS        comma-separated origins (https://app.example.com) allowed by CORS, or * (default: off)

@@ -43,6 +43,33 @@ describe("process lifecycle", () => {
     expect(running.output()).toMatch(/workflow service stopped/)
   }, 60_000)
 
+  it("with SHUTDOWN_DRAIN_MS, SIGTERM first makes /readyz 503 while calls still succeed, then the ports close", async () => {
+    const [org, profile, license, workflow] = await Promise.all([freePort(), freePort(), freePort(), freePort()])
+    const running = await startProcess("all", {
+      DATA_DIR: "memory://",
+      SHUTDOWN_DRAIN_MS: "1500",
+      ORG_PORT: String(org),
+      PROFILE_PORT: String(profile),
+      LICENSE_PORT: String(license),
+      WORKFLOW_PORT: String(workflow)
+    }, 4)
+    const client = createClient(
+      WorkflowService,
+      createConnectTransport({ baseUrl: `http://127.0.0.1:${workflow}`, httpVersion: "1.1" })
+    )
+    expect((await fetch(`http://127.0.0.1:${org}/readyz`)).status).toBe(200)
+    const signalled = Date.now()
+    const exitCode = stopProcess(running)
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    // Every port says not ready at once (one drain for the process), and still serves.
+    const ready = await Promise.all([org, workflow].map(async (port) => (await fetch(`http://127.0.0.1:${port}/readyz`)).status))
+    expect(ready).toEqual([503, 503])
+    expect((await client.createOnboardingWorkflow(workflowRequest(1))).workflowId).toMatch(/^[0-9a-f-]{36}$/)
+    expect(await exitCode).toBe(0)
+    expect(Date.now() - signalled).toBeGreaterThanOrEqual(1_500)
+    expect(running.output()).toMatch(/draining: not ready for 1500 ms/)
+  }, 60_000)
+
   it("logs one JSON object per line when stdout is not a terminal, and never the token", async () => {
     const token = "s3cret-Token-that-must-not-leak"
     const [org, profile, license, workflow] = await Promise.all([freePort(), freePort(), freePort(), freePort()])

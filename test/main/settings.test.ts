@@ -28,6 +28,9 @@ const refused: ReadonlyArray<readonly [Record<string, string>, string]> = [
   [{ DATABASE_POOL_SIZE: "-1" }, whole("DATABASE_POOL_SIZE", "-1", 1000)],
   [{ DATABASE_POOL_SIZE: "5000" }, whole("DATABASE_POOL_SIZE", "5000", 1000)],
   [{ SHUTDOWN_GRACE_MS: "0" }, whole("SHUTDOWN_GRACE_MS", "0")],
+  // 0 is allowed (no drain, the default); a negative or fractional one is not.
+  [{ SHUTDOWN_DRAIN_MS: "-1" }, whole("SHUTDOWN_DRAIN_MS", "-1", 2_147_483_647, 0)],
+  [{ SHUTDOWN_DRAIN_MS: "1.5" }, whole("SHUTDOWN_DRAIN_MS", "1.5", 2_147_483_647, 0)],
   [{ MAX_BODY_BYTES: "1MB" }, whole("MAX_BODY_BYTES", "1MB")],
   [{ MAX_CONNECTIONS: "+10" }, whole("MAX_CONNECTIONS", "+10")],
   [{ HEADERS_TIMEOUT_MS: "0x10" }, whole("HEADERS_TIMEOUT_MS", "0x10")],

@@ -4,22 +4,15 @@ import { Effect } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import pg from "pg"
 import { connectClients } from "../e2e/support/connectClient.js"
 import { freePort, type Running, startProcess, stopProcess } from "../e2e/support/Servers.js"
 import { recordFigures } from "../support/Figures.js"
 import { type Acknowledged, runLoad, unreadable } from "../support/Load.js"
 import { freshServerDatabase, serverUrl } from "../support/TestDatabase.js"
+import { auditWorkflows, orphanQuery } from "../support/WorkflowAudit.js"
 
 const rounds = 3
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-
-/** Rows that a workflow created but no run record accounts for: must be none. */
-const orphanQuery = `
-  select (select count(*) from orgs o where not exists (select 1 from onboarding_runs r where r.org_id = o.id))::int as orgs,
-         (select count(*) from profiles p where not exists (select 1 from onboarding_runs r where r.profile_id = p.id))::int as profiles,
-         (select count(*) from licenses l where not exists (select 1 from onboarding_runs r where r.license_id = l.id))::int as licenses,
-         (select count(*) from onboarding_runs)::int as runs`
 
 /**
  * Streams workflows at the process and kills it with SIGKILL while they are in flight, `rounds`
@@ -63,22 +56,8 @@ describe("kill -9 of the workflow process while it runs a stream of workflows", 
 
       const restarted = yield* Effect.acquireRelease(Effect.promise(start), (p) => Effect.promise(() => stopProcess(p)))
       const client = connectClients[0]!.make({ org: url, profile: url, license: url, workflow: url })
-      const db = new pg.Client({ connectionString: database.url })
-      yield* Effect.promise(() => db.connect())
-      const ids = run.acknowledged.map((w) => w.id)
       // Each acknowledged run with its org, a profile in that org and a license for that profile.
-      const found = yield* Effect.promise(() =>
-        db.query(
-          `select count(*)::int as n from onboarding_runs r
-             join orgs o on o.id = r.org_id
-             join profiles p on p.id = r.profile_id and p.org_id = o.id
-             join licenses l on l.id = r.license_id and l.user_id = p.id
-           where r.workflow_id = any($1::uuid[])`,
-          [ids]
-        )
-      )
-      const orphans = (yield* Effect.promise(() => db.query(orphanQuery))).rows[0]
-      yield* Effect.promise(() => db.end())
+      const audit = yield* Effect.promise(() => auditWorkflows(database.url, run.acknowledged))
       const missing = yield* Effect.promise(() => unreadable(client, run.acknowledged, { runsOnly: true }))
       recordFigures("crash-postgresql", {
         kills: rounds,
@@ -86,14 +65,14 @@ describe("kill -9 of the workflow process while it runs a stream of workflows", 
         workflowsSent: run.requests,
         acknowledged: run.acknowledged.length,
         unacknowledgedAtKill: run.unacknowledged,
-        acknowledgedFoundInDatabase: found.rows[0].n,
+        acknowledgedFoundInDatabase: audit.complete,
         unreadableAcknowledged: missing.length,
-        rowsWithoutRunRecord: orphans
+        rowsWithoutRunRecord: audit.orphans
       })
       expect(run.acknowledged.length).toBeGreaterThan(0)
-      expect(found.rows[0].n).toBe(ids.length)
+      expect(audit.complete).toBe(run.acknowledged.length)
       expect(missing).toEqual([])
-      expect(orphans).toMatchObject({ orgs: 0, profiles: 0, licenses: 0 })
+      expect(audit.orphans).toMatchObject({ orgs: 0, profiles: 0, licenses: 0 })
       expect(restarted.child.exitCode).toBeNull()
     }).pipe(Effect.scoped), 180_000)
 

@@ -55,6 +55,13 @@ const operations: Record<string, Operation> = {
   }
 }
 
+/** An error's message and, for `fetch failed` and the like, what lies under it (`other side closed`). */
+export const describeError = (error: unknown): string => {
+  const message = String((error as Error)?.message ?? error)
+  const cause = (error as { cause?: { message?: unknown; code?: unknown } })?.cause
+  return cause?.message === undefined ? message : `${message}: ${String(cause.code ?? "")} ${String(cause.message)}`.trim()
+}
+
 /** The mix of a soak: mostly writes, some reads, a fifth workflows. */
 export const mixedOperations = ["createOrg", "createOrg", "createProfile", "createLicense", "readBack", "readBack", "workflow", "workflow"]
 
@@ -80,7 +87,7 @@ export const runLoad = async (options: {
         result.latenciesMillis.push(performance.now() - started)
       } catch (error) {
         if ((options.onFailure?.(error) ?? "count") === "count") {
-          result.failures.push({ style: client.style, operation, error: String((error as Error)?.message ?? error) })
+          result.failures.push({ style: client.style, operation, error: describeError(error) })
         }
       }
       result.requests++

@@ -6,7 +6,7 @@ export const entry = (name: string) => fileURLToPath(new URL(`../../../dist/main
 
 /** The variables the processes read, so the machine's own settings cannot leak into a case. */
 const ours =
-  /^(DATABASE_.*|DATA_DIR|HOST|PORT|.*_PORT|API_TOKEN|CORS_ORIGINS|LOG_LEVEL|LOG_FORMAT|ACCESS_LOG|MIGRATE|OTEL_.*|MAX_.*|.*_TIMEOUT_MS|SHUTDOWN_GRACE_MS|GRAPHQL_.*)$/
+  /^(DATABASE_.*|DATA_DIR|HOST|PORT|.*_PORT|API_TOKEN|CORS_ORIGINS|LOG_LEVEL|LOG_FORMAT|ACCESS_LOG|MIGRATE|OTEL_.*|MAX_.*|.*_TIMEOUT_MS|SHUTDOWN_.*_MS|GRAPHQL_.*)$/
 export const cleanEnvironment = Object.fromEntries(Object.entries(process.env).filter(([name]) => !ours.test(name)))
 
 export interface Ended {
