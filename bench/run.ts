@@ -176,8 +176,11 @@ const onPostgres = async (serverUrl: string) => {
     if (!options.baselines) return
     // Every baseline runs under --quick too: (b), (d) and (e) are the peers the targets name, (a) the floor.
     const baseline = async (server: Server, title: string, script: string, work: (port: number, grpcPort: number) => Work) => {
-      log(`baseline (${server}): ${title}`)
       const [port, grpcPort] = [await freePort(), await freePort()]
+      // Not started at all when --only leaves it nothing to serve.
+      const scenarios = work(port, grpcPort).flatMap(([op, styleUrls]) => Object.keys(styleUrls).map((style) => [op, style as Style] as const))
+      if (!scenarios.some(([op, style]) => wanted(server, op, style))) return
+      log(`baseline (${server}): ${title}`)
       const started = await start({
         name: `baseline-${server}`,
         script: dist(`bench/bench/baselines/${script}`),
