@@ -13,7 +13,7 @@ Needs wrk, h2load (Debian: wrk, nghttp2-client) and, with DATABASE_URL, pgbench.
 
 Options:
   --quick           concurrency 64 only, 1 s per measurement, embedded only without DATABASE_URL
-                    (about 5 min with DATABASE_URL; it measures no p99 at c16)
+                    (about 4 min with DATABASE_URL; it measures no p99 at c16)
   --seconds=N       seconds per measurement (default 3)
   --warmup=N        seconds of warm-up per scenario (default 2, 1 with --quick; whole seconds for wrk)
   --concurrency=L   comma-separated list (default 1,16,64)
