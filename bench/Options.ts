@@ -1,25 +1,31 @@
 export const usage = `npm run bench [-- options]
 
 Measures every operation in every style (Connect JSON, Connect binary, gRPC, REST, GraphQL):
-requests/s and p50/p99 latency per concurrency, memory and start-up time of each process.
+requests/s and p50/p99 latency per concurrency, CPU per request, memory and start-up time of each
+process, and holds each row to its peer, the server a user would write by hand on the same libraries.
 With DATABASE_URL (a PostgreSQL server; the benchmark creates and drops its own database there)
-it runs one process per service and the baselines: (a) node:http + pg, (b) connect-node + pg,
-(c) pgbench, (d) HttpRouter + @effect/sql-pg (REST, not with --quick). The all-in-one process
-on the embedded database is measured too.
+it runs one process per service and the baselines, --quick included: (a) node:http + pg, Node's
+floor; (b) connect-node + pg, the peer of Connect JSON, Connect binary, gRPC and of the workflow in
+every style; (c) pgbench; (d) HttpRouter + @effect/sql-pg, REST's peer; (e) graphql-js + pg,
+GraphQL's peer. The all-in-one process on the embedded database is started on a new data directory,
+then again on the same one, which is measured (not with --quick when DATABASE_URL is set).
 Needs wrk, h2load (Debian: wrk, nghttp2-client) and, with DATABASE_URL, pgbench.
 
 Options:
-  --quick           concurrency 64 only, 1 s per measurement, embedded only without DATABASE_URL (< 2 min)
+  --quick           concurrency 64 only, 1 s per measurement, embedded only without DATABASE_URL
+                    (about 4 min with DATABASE_URL; it measures no p99 at c16)
   --seconds=N       seconds per measurement (default 3)
   --warmup=N        seconds of warm-up per scenario (default 2, 1 with --quick; whole seconds for wrk)
   --concurrency=L   comma-separated list (default 1,16,64)
-  --only=REGEX      only scenarios whose "<Operation> <style>" matches, e.g. --only='GetOrg (rest|grpc)'
+  --only=REGEX      only scenarios whose "<Operation> <style>" matches, e.g. --only='GetOrg (rest|grpc)',
+                    and the baselines' that are their peers or (a)'s floor
   --no-embedded     skip the all-in-one embedded run
-  --no-baselines    skip the baselines (to compare two builds of the services)
+  --no-baselines    skip the baselines (to compare two builds of the services; no peer ratios then)
   --help            this text
 
 Environment: DATABASE_URL, DATABASE_POOL_SIZE (default 10, for the services and baselines alike).
-The table is printed and saved with the raw figures under reports/.`
+The tables and the targets (goal and must apart; a target missed does not fail the run, a failed
+request does) are printed and saved with the raw figures under reports/.`
 
 export interface Options {
   readonly quick: boolean

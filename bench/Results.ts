@@ -1,0 +1,33 @@
+import type { Measured } from "./load/Measured.js"
+import type { Operation, Style } from "./Scenarios.js"
+
+/** Who served a measured cell: the services (per database mode) or one of the baselines. */
+export type Server = "services-pg" | "services-embedded" | "a" | "b" | "c" | "d" | "e"
+
+export interface Cell {
+  readonly server: Server
+  readonly operation: Operation
+  readonly style: Style | "pgbench"
+  readonly concurrency: number
+  readonly measured: Measured
+  /** The serving process's CPU time per completed request, in microseconds (not for pgbench). */
+  readonly cpuMicrosPerRequest?: number
+}
+
+export interface ProcessFigures {
+  readonly server: Server
+  readonly name: string
+  readonly readyMillis: number
+  readonly idleMiB: number
+  /** Undefined for a process only started and stopped (the embedded one on a new data directory). */
+  readonly loadMiB: number | undefined
+  readonly errorsLogged: number
+  /** The embedded database's data directory: made by this start-up, or left by an earlier one. */
+  readonly dataDirectory?: "new" | "existing"
+}
+
+export interface Results {
+  readonly cells: ReadonlyArray<Cell>
+  readonly processes: ReadonlyArray<ProcessFigures>
+  readonly concurrencies: ReadonlyArray<number>
+}
