@@ -146,6 +146,6 @@ describe(`health over the ports reads the shared state (${testDatabaseKind})`, (
 
         stop.abort()
         yield* Effect.promise(() => Promise.all(watching))
-      }))
+      }), 180_000) // the 60 s the 500 streams may take to open, and the rest, on a loaded machine
   })
 })
