@@ -12,7 +12,6 @@ import { listen } from "../transports/http/PortListener.js"
 import { portApp } from "../transports/PortApp.js"
 import { databaseOptions, schemaPolicy } from "./DatabaseSettings.js"
 import { logFormat, logLevel, processLogger } from "./Logging.js"
-import { openTelemetryLayer } from "./OpenTelemetry.js"
 import type { ServicePort } from "./ServicePorts.js"
 import {
   dedicatedPort,
@@ -215,7 +214,9 @@ export const runProcess = (options: {
     )
     // OpenTelemetry outlives the ports and the database: the last calls' spans and metrics are flushed at the end.
     const exported = settings.otlp.traces || settings.otlp.metrics
-    return yield* Layer.launch(exported ? served.pipe(Layer.provide(openTelemetryLayer(options.name, settings.otlp))) : served)
+    if (!exported) return yield* Layer.launch(served)
+    const { openTelemetryLayer } = yield* Effect.promise(() => import("./OpenTelemetry.js"))
+    return yield* Layer.launch(served.pipe(Layer.provide(openTelemetryLayer(options.name, settings.otlp))))
   })
   ignoreEchoedSignals()
   runMain(options.name, start)

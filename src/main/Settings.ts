@@ -1,5 +1,5 @@
 import { Config, ConfigError, ConfigProvider, Context, Effect, Either, Layer, Option, Redacted } from "effect"
-import { type OtlpExport, otlpExport } from "./OpenTelemetry.js"
+import { type OtlpExport, otlpExport } from "./OtlpSettings.js"
 import { host, maxTimerMillis, oneOf, originUrl, origins, port, positive, refusal, wholeNumber } from "./Variables.js"
 
 /**

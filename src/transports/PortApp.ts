@@ -21,7 +21,7 @@ import { pages } from "./pages/Pages.js"
 import { isRpcPath } from "./http/Calls.js"
 import { bearerAuth } from "./http/BearerAuth.js"
 import { portPipeline } from "./http/PortPipeline.js"
-import { callTelemetry } from "./http/CallTelemetry.js"
+import { callTelemetry, loadTracing } from "./http/CallTelemetry.js"
 import { metricsEndpoint } from "./http/MetricsEndpoint.js"
 import { requestIdIn } from "./http/RequestId.js"
 import { restApp, restRoutes } from "./rest/RestApp.js"
@@ -119,7 +119,7 @@ export const portApp = <R, Rpcs extends Rpc.Any>(api: ServiceApi<R, Rpcs>, optio
       metrics: metricsEndpoint,
       telemetry: callTelemetry(runtime, serviceName, {
         accessLog: options.accessLog,
-        tracing: options.tracing,
+        tracing: options.tracing ? yield* loadTracing : undefined,
         route: restRoutes(api.rest.api)
       }),
       admission: inFlightLimit(options.maxRequestsInFlight),

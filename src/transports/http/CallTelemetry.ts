@@ -1,6 +1,6 @@
 import * as Headers from "@effect/platform/Headers"
 import * as HttpTraceContext from "@effect/platform/HttpTraceContext"
-import { makeExternalSpan } from "@effect/opentelemetry/Tracer"
+import type { makeExternalSpan } from "@effect/opentelemetry/Tracer"
 import { Code } from "@connectrpc/connect"
 import { codeFromString } from "@connectrpc/connect/protocol-connect"
 import {
@@ -79,12 +79,21 @@ const spanOf = (call: Call, route: (method: string, path: string) => string | un
  * the same on the wire): `traceparent` for the trace and the caller's span, and `tracestate`, the
  * vendors' entries, which the call's spans carry on (the platform's reader keeps only the first).
  */
-const callerSpan = (headers: Request["headers"]) => {
+/** What traced calls need of @effect/opentelemetry: loaded only when tracing is on, as it costs a start-up time and memory. */
+export interface Tracing {
+  readonly externalSpan: typeof makeExternalSpan
+}
+
+export const loadTracing: Effect.Effect<Tracing> = Effect.promise(() => import("@effect/opentelemetry/Tracer")).pipe(
+  Effect.map((module) => ({ externalSpan: module.makeExternalSpan }))
+)
+
+const callerSpan = ({ externalSpan }: Tracing, headers: Request["headers"]) => {
   const parent = HttpTraceContext.fromHeaders(Headers.fromInput(headers as Record<string, string>))
   const state = headers["tracestate"]
   if (Option.isNone(parent) || state === undefined || state === "") return Option.getOrUndefined(parent)
   const { sampled, spanId, traceId } = parent.value
-  return makeExternalSpan({ traceId, spanId, traceFlags: sampled ? 1 : 0, traceState: Array.isArray(state) ? state.join(",") : state })
+  return externalSpan({ traceId, spanId, traceFlags: sampled ? 1 : 0, traceState: Array.isArray(state) ? state.join(",") : state })
 }
 
 /**
@@ -98,8 +107,8 @@ export const callTelemetry = <R>(
   service: string,
   options: {
     readonly accessLog: boolean
-    /** Whether calls get server spans (tracing configured). */
-    readonly tracing: boolean
+    /** Given when calls get server spans (tracing configured). */
+    readonly tracing: Tracing | undefined
     /** The REST route (`/orgs/{id}`) a method and path match, for span names. */
     readonly route: (method: string, path: string) => string | undefined
   }
@@ -169,7 +178,7 @@ export const callTelemetry = <R>(
       if (!tracing) return
       // The caller's trace continues.
       const { attributes, name } = spanOf(call, route)
-      const span = run(Effect.makeSpan(name, { kind: "server", attributes, parent: callerSpan(request.headers) }))
+      const span = run(Effect.makeSpan(name, { kind: "server", attributes, parent: callerSpan(tracing, request.headers) }))
       call.span = span
       // Trace Context Level 2: the caller learns the trace id of its call.
       response.setHeader("traceresponse", `00-${span.traceId}-${span.spanId}-${span.sampled ? "01" : "00"}`)
