@@ -7,6 +7,7 @@ import { documentCache } from "../../src/transports/graphql/DocumentCache.js"
 import { graphqlHandler } from "../../src/transports/graphql/GraphqlHandler.js"
 import { getIntrospectionQuery } from "graphql/index.js"
 import { aliasedIntrospection, standardIntrospection } from "../support/introspection.js"
+import { measuredCosts } from "../support/QueryWork.js"
 import {
   buildSchema,
   type DocumentNode,
@@ -39,33 +40,9 @@ const operationCost = (document: DocumentNode) => {
   return { depth, fields }
 }
 
-/** The selections a document holds as written: fields, inline fragments and spreads, in every definition. */
-const selectionsIn = (document: DocumentNode) => {
-  const count = (selectionSet: SelectionSetNode): number =>
-    selectionSet.selections.reduce(
-      (sum, s) => sum + 1 + (s.kind === "FragmentSpread" || s.selectionSet === undefined ? 0 : count(s.selectionSet)),
-      0
-    )
-  return document.definitions.reduce(
-    (sum, d) => sum + (d.kind === "OperationDefinition" || d.kind === "FragmentDefinition" ? count(d.selectionSet) : 0),
-    0
-  )
-}
-
-/**
- * The operation's cost, with the work done to compute it: the selections measured, and the
- * selections the document holds. The work is what the linear-time claim is about, counted rather
- * than timed (a timing is noise on a loaded machine). Memoised, each selection is measured at most
- * once; expanded, once per path through the fragments, 2^levels for `doubling`. Past the
- * document's size the count stops the measure at once, so an expanding counter fails the test in
- * milliseconds instead of running for minutes.
- */
+/** The operation's cost, and the work done to compute it (QueryWork.ts). */
 const measured = (document: DocumentNode) => {
-  const selections = selectionsIn(document)
-  let visits = 0
-  const costs = definitionCosts(document, () => {
-    if (++visits > selections) expect.fail(`measured more than the ${selections} selections the document holds`)
-  })
+  const { costs, visits, selections } = measuredCosts(document)
   const { depth, fields } = [...costs].find(([definition]) => definition.kind === "OperationDefinition")![1]
   return { cost: { depth, fields }, visits, selections }
 }
