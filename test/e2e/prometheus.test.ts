@@ -88,6 +88,7 @@ describe.skipIf(prometheus === undefined)("metrics read back through a real Prom
       )}`).then((reply) => reply.json()) as { data: { result: Array<{ value: [number, string] }> } }
       const seconds = Number(p99.data.result[0]?.value[1])
       expect(seconds).toBeGreaterThan(0)
+      // Not a speed: histogram_quantile stays within the finite buckets, whose largest is 10 s (CallTelemetry.ts).
       expect(seconds).toBeLessThanOrEqual(10)
     } finally {
       server?.kill("SIGTERM")

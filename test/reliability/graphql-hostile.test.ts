@@ -2,6 +2,12 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import { randomUUID } from "node:crypto"
 import * as http2 from "node:http2"
+import { DatabaseHealth } from "../../src/services/DatabaseHealth.js"
+import { InMemoryStore } from "../../src/services/InMemoryStore.js"
+import { Licenses } from "../../src/services/Licenses.js"
+import { Onboarding } from "../../src/services/Onboarding.js"
+import { Orgs } from "../../src/services/Orgs.js"
+import { Profiles } from "../../src/services/Profiles.js"
 import { freePort, startProcess, stopProcess } from "../e2e/support/Servers.js"
 import type { ServiceUrls } from "../e2e/support/StyleClient.js"
 import { Services } from "../e2e/support/Servers.js"
@@ -103,7 +109,7 @@ const allInOne = Layer.scoped(
 
 describe("GraphQL documents that cost more than their size (all-in-one process)", () => {
   layer(allInOne, { timeout: 120_000 })((it) => {
-    it.effect("the issue's reproduction, 22 and 30 levels over GET and POST: refused at once; the other ports answer meanwhile", () =>
+    it.effect("the issue's reproduction, 22 and 30 levels over GET and POST: refused by the limit; the other ports answer meanwhile (times recorded, not asserted)", () =>
       Effect.gen(function*() {
         const urls = yield* AllInOne
         const figures: Record<string, number> = {}
@@ -116,14 +122,16 @@ describe("GraphQL documents that cost more than their size (all-in-one process)"
                 query(urls.license, "{ __typename }", "POST")
               ])
             )
-            // Before, 22 levels held every port for 3.9 s and 30 levels for over ten minutes.
-            expect(attack.ms).toBeLessThan(1_000)
-            expect(Math.max(health.ms, other.ms)).toBeLessThan(1_000)
+            // Before, 22 levels held every port for 3.9 s and 30 levels for over ten minutes. That the
+            // event loop is not held is a matter of time, so the times are figures, not assertions; what
+            // makes them small is asserted without a clock: the cost is counted in work linear in the
+            // text (graphql-limits.test.ts), and a document it refuses reaches no service (below).
             refusedWith(attack, "RESOURCE_EXHAUSTED", tooManyFields)
             expect(health.status).toBe(200)
             expect(other.json).toEqual({ data: { __typename: "Query" } })
             figures[`${via} ${levels} levels (${doubling(levels).length} bytes), ms`] = Math.round(attack.ms * 10) / 10
             figures[`/healthz on another port meanwhile, ${via} ${levels}, ms`] = Math.round(health.ms * 10) / 10
+            figures[`a query on a third port meanwhile, ${via} ${levels}, ms`] = Math.round(other.ms * 10) / 10
           }
         }
         // A burst of them on one port, and /healthz on another in the middle of it.
@@ -136,13 +144,12 @@ describe("GraphQL documents that cost more than their size (all-in-one process)"
         )
         for (const attack of attacks) refusedWith(attack, "RESOURCE_EXHAUSTED", tooManyFields)
         expect(health.status).toBe(200)
-        expect(health.ms).toBeLessThan(1_000)
         figures["50 concurrent 30-level requests, all answered, ms"] = Math.round(performance.now() - burst)
         figures["/healthz on another port during the burst, ms"] = Math.round(health.ms * 10) / 10
         recordFigures("graphql-hostile", figures)
       }))
 
-    it.effect("wide and deep variants are refused with the limit they break, quickly", () =>
+    it.effect("wide and deep variants are refused with the limit they break", () =>
       Effect.gen(function*() {
         const urls = yield* AllInOne
         const aliases = Array.from({ length: 40 }, (_, i) => `a${i}: __typename`).join(" ")
@@ -172,8 +179,9 @@ describe("GraphQL documents that cost more than their size (all-in-one process)"
             expect(reply.text, name).not.toMatch(internalText)
             expect(reply.status, name).toBe(400)
             const messages: Array<string> = reply.json?.errors?.map((e: { message: string }) => e.message) ?? []
+            // The limit's own message, not a time: refused by the limits, a document is never validated
+            // by graphql-js's rules nor executed (graphql-limits.test.ts, and the in-process tests below).
             expect(messages.some((m) => message.test(m)), `${name}: ${messages.join(" | ")}`).toBe(true)
-            expect(reply.ms, name).toBeLessThan(1_000)
           }
         }
         expect(yield* Effect.promise(() => healthz(urls.org))).toBe(200)
@@ -229,6 +237,52 @@ describe("GraphQL documents that cost more than their size (all-in-one process)"
         )
         expect(viaGet.text).not.toMatch(internalText)
         expect(viaGet.json).toEqual({ data: { __typename: "Query" } })
+      }))
+  })
+})
+
+/** Reads of the org service that reach it, counted: a refused document must add none. */
+const orgReads = { count: 0 }
+
+/** The in-memory services, with the org service's reads counted. */
+const CountedServices = Layer.mergeAll(
+  Layer.effect(
+    Orgs,
+    Effect.map(Orgs, (orgs) => Orgs.make({ ...orgs, get: (id) => Effect.suspend(() => (orgReads.count++, orgs.get(id))) }))
+  ).pipe(Layer.provide(Orgs.InMemory)),
+  Profiles.InMemory,
+  Licenses.InMemory,
+  Onboarding.InMemory,
+  DatabaseHealth.InMemory
+).pipe(Layer.provideMerge(InMemoryStore.layer))
+
+/**
+ * The doubling fragments with an org read at the bottom. Executed, graphql-js would merge its
+ * 2^levels copies of the read into one (same response key, same arguments): one read to count.
+ */
+const doublingReads = (levels: number, id: string) =>
+  doubling(levels).replace(/__typename \}$/, `org(id: "${id}") { __typename } }`)
+
+describe("GraphQL documents that cost more than their size reach no service (in-process, reads counted)", () => {
+  layer(inProcessServers({}, CountedServices), { timeout: 120_000, excludeTestServices: true })((it) => {
+    it.effect("the issue's reproduction, an org read at the bottom, over GET and POST: refused by the limit, the org service never called", () =>
+      Effect.gen(function*() {
+        const urls = yield* Services
+        const id = randomUUID()
+        // 12 levels first: small enough that, were the limit gone, the test would fail on the count, not hang.
+        for (const [levels, fields] of [[12, "8192"], [22, "1000000 or more"], [30, "1000000 or more"]] as const) {
+          for (const via of ["GET", "POST"] as const) {
+            const before = orgReads.count
+            const reply = yield* Effect.promise(() => query(urls.org, doublingReads(levels, id), via))
+            expect(orgReads.count - before, `org reads, ${via} ${levels} levels`).toBe(0)
+            refusedWith(reply, "RESOURCE_EXHAUSTED", `the operation selects ${fields} fields; at most 100 are allowed`)
+          }
+        }
+        // The same read alone does reach the service: the count counts.
+        const before = orgReads.count
+        const alone = yield* Effect.promise(() => query(urls.org, `{ org(id: "${id}") { __typename } }`, "POST"))
+        expect(alone.json?.errors?.[0]?.extensions?.code).toBe("NOT_FOUND")
+        expect(orgReads.count).toBe(before + 1)
       }))
   })
 })

@@ -106,6 +106,7 @@ describe(`HTTP/2 streams: request timeout, stream cap, quiet sessions (${testDat
         expect(answers(calls, outcomes)).toEqual(calls.map((call) => ({ style: call.style, ...expected[call.style] })))
         calls.forEach((call, i) => {
           const outcome = outcomes[i]!
+          // Not a speed: the configured REQUEST_TIMEOUT_MS fires, neither early nor late.
           expect(outcome.answeredAfter).toBeGreaterThanOrEqual(requestTimeout - 50)
           expect(outcome.answeredAfter).toBeLessThanOrEqual(requestTimeout + slack)
           // Reset once answered: NO_ERROR after a trailers-only answer, else CANCEL (see Http2Limits.ts).
@@ -138,6 +139,7 @@ describe(`HTTP/2 streams: request timeout, stream cap, quiet sessions (${testDat
         }
         console.log(`/healthz locked out for ${lockedOutFor} ms by ${maxConnections} slow HTTP/2 streams (REQUEST_TIMEOUT_MS=${requestTimeout})`)
         expect(lockedOutFor).toBeDefined()
+        // Not a speed: the configured request and idle timeouts free the slots.
         expect(lockedOutFor).toBeLessThanOrEqual(requestTimeout + idleTimeout + slack)
         const outcomes = yield* Effect.promise(() => Promise.all(slow))
         expect(outcomes.map((o) => o.status)).toEqual(outcomes.map(() => 408))
@@ -169,7 +171,8 @@ describe(`HTTP/2 streams: request timeout, stream cap, quiet sessions (${testDat
           expect(refused.length).toBeGreaterThanOrEqual(perSession - maxStreams)
           for (const o of answered) {
             expect(o.status).toBe(408)
-            expect(o.answeredAfter).toBeLessThanOrEqual(requestTimeout + slack)
+            // Not a speed: the configured REQUEST_TIMEOUT_MS fires.
+          expect(o.answeredAfter).toBeLessThanOrEqual(requestTimeout + slack)
           }
           console.log(`${perSession} never-finished streams on one connection: ${answered.length} answered 408, ${refused.length} refused (REFUSED_STREAM)`)
           session.destroy()
@@ -212,6 +215,7 @@ describe(`HTTP/2 streams: request timeout, stream cap, quiet sessions (${testDat
           Promise.all([openedFor(preface, ping, 100), openedFor(Buffer.concat([preface, headers]), continuation, 400)])
         )
         console.log(`sessions without a request closed after ${pinging} ms (PINGs) and ${unfinished} ms (unfinished HEADERS)`)
+        // Not a speed: the configured HEADERS_TIMEOUT_MS fires, neither early nor late.
         expect(pinging).toBeGreaterThanOrEqual(headersTimeout - 50)
         expect(pinging).toBeLessThanOrEqual(headersTimeout + slack)
         // GOAWAY after the headers timeout; the session ends one headers timeout later.
@@ -238,6 +242,7 @@ describe(`HTTP/2 streams: request timeout, stream cap, quiet sessions (${testDat
         const idleFor = Date.now() - idleSince
         session.destroy()
         expect(closed).toBe(true)
+        // Not a speed: the configured IDLE_TIMEOUT_MS fires, neither early nor late.
         expect(idleFor).toBeGreaterThanOrEqual(idleTimeout - 50)
         expect(idleFor).toBeLessThanOrEqual(idleTimeout + slack)
       }))
@@ -281,7 +286,8 @@ describe(`requests in flight per port (MAX_REQUESTS_IN_FLIGHT = ${inFlightCap}; 
         expect(grpc.code).toBe(14)
         const refusedIn = Date.now() - started
         console.log(`over MAX_REQUESTS_IN_FLIGHT: REST, Connect and gRPC refused in ${refusedIn} ms together`)
-        expect(refusedIn).toBeLessThan(2_000)
+        // Refused, not queued, told by the answers rather than a time: a request made to wait for a
+        // slot would get one when the request timeout frees them, and be answered (404), not 503.
 
         // Health is not work: it answers on a saturated port.
         expect((yield* Effect.promise(() => fetch(`${urls.org}/healthz`))).status).toBe(200)
@@ -321,11 +327,13 @@ describe(`authentication before the body, over HTTP/2 (${testDatabaseKind})`, ()
           "/rpc": { status: 401, code: 16 }
         }
         expect(answers(calls, outcomes)).toEqual(calls.map((call) => ({ style: call.style, ...expected[call.style] })))
+        // Refused before the body, told by the status rather than a time: the body never ends, so a
+        // server waiting for it would answer nothing before the client gives up (5 s), nor anything
+        // but the request timeout's 408 (10 s). Then the server ends the stream itself.
         for (const outcome of outcomes) {
-          expect(outcome.answeredAfter).toBeLessThan(1_000)
-          // Then told to stop sending, the answer standing (RST_STREAM NO_ERROR).
+          // Told to stop sending, the answer standing (RST_STREAM NO_ERROR).
           expect(outcome.rstCode).toBe(0)
-          expect(outcome.closedAfter).toBeLessThan(1_000)
+          expect(outcome.gaveUp).toBe(false)
         }
         console.log(`token-less never-ending HTTP/2 calls answered after ${calls.map((c, i) => `${c.style} ${outcomes[i]!.answeredAfter} ms`).join(", ")}`)
       }))

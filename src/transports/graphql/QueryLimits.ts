@@ -62,8 +62,13 @@ const onIntrospectionType = (typeCondition: { readonly name: { readonly value: s
  * recursion goes as deep as the document nests and its fragments chain, both bounded by the
  * token count before a document gets here (documentBounds). A fragment's track is its own (its
  * type condition's), wherever it is spread.
+ *
+ * `visited`, if given, is called once for each selection measured: the work done, counted, so a
+ * test can hold it to the document's size without timing it. Each selection of the document is
+ * measured at most once; expanding spreads would measure a fragment's selections once per path to
+ * it. The server passes nothing.
  */
-export const definitionCosts = (document: DocumentNode): ReadonlyMap<Definition, Cost> => {
+export const definitionCosts = (document: DocumentNode, visited?: () => void): ReadonlyMap<Definition, Cost> => {
   const fragments = new Map<string, FragmentDefinitionNode>()
   for (const definition of document.definitions) {
     if (definition.kind === "FragmentDefinition" && !fragments.has(definition.name.value)) {
@@ -99,6 +104,7 @@ export const definitionCosts = (document: DocumentNode): ReadonlyMap<Definition,
       introspection = beside(introspection, inner.introspection)
     }
     for (const selection of selectionSet.selections) {
+      visited?.()
       if (selection.kind === "Field") {
         // `__schema` and `__type` open the introspection track, and count on it.
         const track = introspective || introspectionFields.has(selection.name.value)
