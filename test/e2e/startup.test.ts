@@ -144,7 +144,7 @@ describe.concurrent("a failed start says which service, what failed and the vari
 describe("--help", () => {
   /** Every variable named in the files that read the environment (a new one must be documented). */
   const variablesRead = () => {
-    const sources = ["Settings.ts", "DatabaseSettings.ts", "ServicePorts.ts", "Logging.ts", "OpenTelemetry.ts"].map((file) =>
+    const sources = ["Settings.ts", "DatabaseSettings.ts", "ServicePorts.ts", "Logging.ts", "OtlpSettings.ts", "OpenTelemetry.ts"].map((file) =>
       readFileSync(fileURLToPath(new URL(`../../src/main/${file}`, import.meta.url)), "utf8")
     )
     const names = sources.flatMap((text) => [...text.matchAll(/"([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|PORT|HOST)"/g)].map((m) => m[1]!))
