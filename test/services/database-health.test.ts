@@ -122,7 +122,7 @@ describe(`health over the ports reads the shared state (${testDatabaseKind})`, (
         const started = Date.now()
         // Setting up 500 streams is not what is measured: on a loaded machine (the browser tests run
         // beside this one) it has taken over 10 s.
-        yield* until(() => latest.every((status) => status === Status.SERVING), 60_000)
+        yield* until(() => latest.every((status) => status === Status.SERVING), 150_000)
 
         const readyz = yield* Effect.promise(() =>
           Promise.all(Array.from({ length: 1_000 }, () => fetch(`${urls.org}/readyz`).then((r) => r.status)))
@@ -146,6 +146,6 @@ describe(`health over the ports reads the shared state (${testDatabaseKind})`, (
 
         stop.abort()
         yield* Effect.promise(() => Promise.all(watching))
-      }), 180_000) // the 60 s the 500 streams may take to open, and the rest, on a loaded machine
+      }), 240_000) // the 150 s the 500 streams may take to open, and the rest, on a loaded machine
   })
 })
