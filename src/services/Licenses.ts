@@ -15,13 +15,13 @@ const page = keysetPage(License, (license) => license.id)
 export class Licenses extends Effect.Service<Licenses>()("Licenses", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const prepared = yield* preparedStatements
-    const selectOne = prepared(`select id, user_id as "userId", ${utcText("start_at")} as start,
+    const statements = yield* preparedStatements
+    const selectOne = statements.rows(`select id, user_id as "userId", ${utcText("start_at")} as start,
                                        ${utcText("end_at")} as "end"
                                 from licenses where id = $1`)
-    const insertOne = prepared(`insert into licenses (id, user_id, start_at, end_at)
+    const insertOne = statements.count(`insert into licenses (id, user_id, start_at, end_at)
                                 values ($1, $2, $3::timestamptz, $4::timestamptz)
-                                on conflict (id) do nothing returning id`)
+                                on conflict (id) do nothing`)
 
     const find = findStored({ Request: LicenseId, Result: License, execute: (id) => selectOne([id]) })
     const insert = (license: License) => insertOne([license.id, license.userId, license.start, license.end])

@@ -53,9 +53,9 @@ export class Onboarding extends Effect.Service<Onboarding>()("Onboarding", {
     const orgs = yield* Orgs
     const profiles = yield* Profiles
     const licenses = yield* Licenses
-    const prepared = yield* preparedStatements
+    const statements = yield* preparedStatements
 
-    const selectRun = prepared(`select workflow_id as "workflowId", org_id as "orgId", profile_id as "profileId",
+    const selectRun = statements.rows(`select workflow_id as "workflowId", org_id as "orgId", profile_id as "profileId",
                                        license_id as "licenseId", status, request_fingerprint as fingerprint,
                                        ${utcText("created_at")} as "createdAt"
                                 from onboarding_runs where workflow_id = $1`)
@@ -77,10 +77,10 @@ export class Onboarding extends Effect.Service<Onboarding>()("Onboarding", {
      * until this transaction ends and then finds the finished run instead of creating a second
      * triple. Its foreign keys are deferred to the commit, when the three rows exist.
      */
-    const insertRun = prepared(`insert into onboarding_runs
+    const insertRun = statements.count(`insert into onboarding_runs
                                   (workflow_id, org_id, profile_id, license_id, request_fingerprint, status)
                                 values ($1, $2, $3, $4, $5, 'completed')
-                                on conflict (workflow_id) do nothing returning workflow_id`)
+                                on conflict (workflow_id) do nothing`)
     const claimRun = (run: OnboardingResult, fingerprint: string) =>
       insertRun([run.workflowId, run.orgId, run.profileId, run.licenseId, fingerprint])
 
@@ -99,7 +99,7 @@ export class Onboarding extends Effect.Service<Onboarding>()("Onboarding", {
           licenseId: LicenseId.make(randomUUID())
         })
         const claimed = yield* claimRun(run, request.fingerprint)
-        if (claimed.length === 0) {
+        if (claimed === 0) {
           replayed()
           return yield* replay(workflowId, request.fingerprint)
         }

@@ -15,9 +15,9 @@ const page = keysetPage(Org, (org) => org.id)
 export class Orgs extends Effect.Service<Orgs>()("Orgs", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const prepared = yield* preparedStatements
-    const selectOne = prepared("select id, name from orgs where id = $1")
-    const insertOne = prepared("insert into orgs (id, name) values ($1, $2) on conflict (id) do nothing returning id")
+    const statements = yield* preparedStatements
+    const selectOne = statements.rows("select id, name from orgs where id = $1")
+    const insertOne = statements.count("insert into orgs (id, name) values ($1, $2) on conflict (id) do nothing")
 
     const find = findStored({ Request: OrgId, Result: Org, execute: (id) => selectOne([id]) })
     const insert = (org: Org) => insertOne([org.id, org.name])

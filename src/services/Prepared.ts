@@ -1,10 +1,10 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import type * as SqlConnection from "@effect/sql/SqlConnection"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Context, Effect, FiberRef } from "effect"
+import { Context, Effect, type Fiber, FiberRef } from "effect"
 
 /** A statement whose text was written once: each call gives only its parameters ($1, $2, …). */
-export type Prepared = (params: ReadonlyArray<unknown>) => Effect.Effect<ReadonlyArray<unknown>, SqlError>
+export type Prepared<A> = (params: ReadonlyArray<unknown>) => Effect.Effect<A, SqlError>
 
 // What `sql.unsafe` keeps on the statement it builds: how it finds its connection, and the
 // client's row transform (none in our layer, but kept so a configured one still applies).
@@ -31,10 +31,30 @@ export const preparedStatements = Effect.gen(function*() {
   const { acquirer, transformRows } = sql.unsafe("") as unknown as StatementInternals
   // It cannot fail (no connection is made until a statement runs): a failure is a defect.
   const own = yield* Effect.orDie(Effect.scoped(acquirer))
-  return (text: string): Prepared => (params) =>
-    Effect.withFiberRuntime((fiber) => {
-      if (fiber.getFiberRef(FiberRef.currentTracerEnabled)) return sql.unsafe(text, params)
-      const transaction = Context.getOption(fiber.currentContext, SqlClient.TransactionConnection)
-      return (transaction._tag === "Some" ? transaction.value[0] : own).execute(text, params, transformRows)
-    })
+  const connection = (fiber: Fiber.RuntimeFiber<unknown, unknown>) => {
+    const transaction = Context.getOption(fiber.currentContext, SqlClient.TransactionConnection)
+    return transaction._tag === "Some" ? transaction.value[0] : own
+  }
+  return {
+    /** The rows it returns. */
+    rows: (text: string): Prepared<ReadonlyArray<unknown>> => (params) =>
+      Effect.withFiberRuntime<ReadonlyArray<unknown>, SqlError>((fiber) =>
+        fiber.getFiberRef(FiberRef.currentTracerEnabled)
+          ? sql.unsafe(text, params)
+          : connection(fiber).execute(text, params, transformRows)
+      ),
+    /**
+     * The number of rows it wrote, where no row needs to be read back: an insert of a row whose
+     * values the caller already holds learns all it needs from the count.
+     */
+    count: (text: string): Prepared<number> => (params) =>
+      Effect.map(
+        Effect.withFiberRuntime<unknown, SqlError>((fiber) =>
+          fiber.getFiberRef(FiberRef.currentTracerEnabled)
+            ? sql.unsafe(text, params).raw
+            : connection(fiber).executeRaw(text, params)
+        ),
+        (result) => (result as { readonly rowCount: number | null }).rowCount ?? 0
+      )
+  } as const
 })

@@ -15,10 +15,10 @@ const page = keysetPage(Profile, (profile) => profile.id)
 export class Profiles extends Effect.Service<Profiles>()("Profiles", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const prepared = yield* preparedStatements
-    const selectOne = prepared(`select id, full_name as "fullName", org_id as "orgId" from profiles where id = $1`)
-    const insertOne = prepared(`insert into profiles (id, full_name, org_id) values ($1, $2, $3)
-                                on conflict (id) do nothing returning id`)
+    const statements = yield* preparedStatements
+    const selectOne = statements.rows(`select id, full_name as "fullName", org_id as "orgId" from profiles where id = $1`)
+    const insertOne = statements.count(`insert into profiles (id, full_name, org_id) values ($1, $2, $3)
+                                on conflict (id) do nothing`)
 
     const find = findStored({ Request: ProfileId, Result: Profile, execute: (id) => selectOne([id]) })
     const insert = (profile: Profile) => insertOne([profile.id, profile.fullName, profile.orgId])
