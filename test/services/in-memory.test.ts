@@ -39,6 +39,11 @@ const request = (workflowId?: string, name = "Acme") =>
   })
 
 /** Every page of a list, first to last, asked `size` rows at a time: the rows, and how many pages. */
+// PGlite's now() moves in whole milliseconds, and two creates in a row can share one: a test that
+// asserts their order makes them at least 2 ms apart (by the real clock: `it.effect`'s is a test one).
+const apart = <A, E, R>(create: Effect.Effect<A, E, R>) =>
+  Effect.zipLeft(create, Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 2))))
+
 const allPages = <A, R>(
   size: number,
   listPage: (request: { pageSize: number; pageToken: string }) => Effect.Effect<Page<A>, unknown, R>
@@ -145,7 +150,7 @@ for (const [kind, services] of Object.entries(layers)) {
           const profiles = yield* Profiles
           const [org, elsewhere] = [uuid(), uuid()]
           const created = []
-          for (const name of ["one", "two", "three", "four", "five"]) created.push(yield* profiles.create(newProfile(org, name)))
+          for (const name of ["one", "two", "three", "four", "five"]) created.push(yield* apart(profiles.create(newProfile(org, name))))
           yield* profiles.create(newProfile(elsewhere, "not listed"))
           const list = (page: object) =>
             Effect.flatMap(validate(ListProfilesRequest)({ ...page, orgId: org }), (request) => profiles.list(request.query))
@@ -162,12 +167,12 @@ for (const [kind, services] of Object.entries(layers)) {
           const userId = UserId.make(uuid())
           const mine = []
           for (const end of ["2024-01-01T00:00:00Z", "2025-01-01T00:00:00.5Z"]) {
-            mine.push(yield* licenses.create(new License({
+            mine.push(yield* apart(licenses.create(new License({
               id: LicenseId.make(uuid()),
               userId,
               start: CanonicalTimestamp.make("2023-01-01T00:00:00Z"),
               end: CanonicalTimestamp.make(end)
-            })))
+            }))))
           }
           const byUser = yield* allPages(
             1,
@@ -177,12 +182,12 @@ for (const [kind, services] of Object.entries(layers)) {
 
           const orgs = yield* Orgs
           const newest = []
-          for (const name of ["a", "b", "c"]) newest.unshift(yield* orgs.create(new Org({ id: OrgId.make(uuid()), name })))
+          for (const name of ["a", "b", "c"]) newest.unshift(yield* apart(orgs.create(new Org({ id: OrgId.make(uuid()), name }))))
           const firstOrgs = yield* orgs.list((yield* validate(ListOrgsRequest)({ pageSize: 3 })).query)
           expect(firstOrgs.items).toEqual(newest)
 
           const onboarding = yield* Onboarding
-          const first = yield* onboarding.create(yield* request())
+          const first = yield* apart(onboarding.create(yield* request()))
           const second = yield* onboarding.create(yield* request())
           const runs = yield* onboarding.listRuns(
             (yield* validate(ListOnboardingWorkflowsRequest)({ pageSize: 2, status: "completed" })).query
