@@ -6,6 +6,7 @@ import type { PageQuery } from "../domain/Page.js"
 import { keysetAfter, keysetPage } from "./KeysetPage.js"
 import { utcText } from "./SqlText.js"
 import { InMemoryStore, inMemoryTable } from "./InMemoryStore.js"
+import { preparedStatements } from "./Prepared.js"
 import { findStored, getOrNotFound, insertOrReplay } from "./Records.js"
 import { databaseOperation } from "./Transient.js"
 
@@ -14,19 +15,16 @@ const page = keysetPage(License, (license) => license.id)
 export class Licenses extends Effect.Service<Licenses>()("Licenses", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const statements = yield* preparedStatements
+    const selectOne = statements.rows(`select id, user_id as "userId", ${utcText("start_at")} as start,
+                                       ${utcText("end_at")} as "end"
+                                from licenses where id = $1`)
+    const insertOne = statements.count(`insert into licenses (id, user_id, start_at, end_at)
+                                values ($1, $2, $3::timestamptz, $4::timestamptz)
+                                on conflict (id) do nothing`)
 
-    const find = findStored({
-      Request: LicenseId,
-      Result: License,
-      execute: (id) =>
-        sql`select id, user_id as "userId", ${sql.literal(utcText("start_at"))} as start,
-                   ${sql.literal(utcText("end_at"))} as "end"
-            from licenses where id = ${id}`
-    })
-    const insert = (license: License) =>
-      sql`insert into licenses (id, user_id, start_at, end_at)
-          values (${license.id}, ${license.userId}, ${license.start}::timestamptz, ${license.end}::timestamptz)
-          on conflict (id) do nothing returning id`
+    const find = findStored({ Request: LicenseId, Result: License, execute: (id) => selectOne([id]) })
+    const insert = (license: License) => insertOne([license.id, license.userId, license.start, license.end])
 
     /** Newest first, served by licenses_newest_first, or licenses_by_user_newest_first for one user. */
     const select = (query: PageQuery<UserId | undefined>) => (limit: number) =>

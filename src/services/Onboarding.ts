@@ -13,6 +13,7 @@ import { keysetAfter, keysetPage } from "./KeysetPage.js"
 import { Licenses } from "./Licenses.js"
 import { Orgs } from "./Orgs.js"
 import { Profiles } from "./Profiles.js"
+import { preparedStatements } from "./Prepared.js"
 import { findStored, getOrNotFound } from "./Records.js"
 import { utcText } from "./SqlText.js"
 import { spanAttribute } from "./SpanAttribute.js"
@@ -52,16 +53,13 @@ export class Onboarding extends Effect.Service<Onboarding>()("Onboarding", {
     const orgs = yield* Orgs
     const profiles = yield* Profiles
     const licenses = yield* Licenses
+    const statements = yield* preparedStatements
 
-    const findRun = findStored({
-      Request: WorkflowId,
-      Result: StoredRun,
-      execute: (id) =>
-        sql`select workflow_id as "workflowId", org_id as "orgId", profile_id as "profileId",
-                   license_id as "licenseId", status, request_fingerprint as fingerprint,
-                   ${sql.literal(utcText("created_at"))} as "createdAt"
-            from onboarding_runs where workflow_id = ${id}`
-    })
+    const selectRun = statements.rows(`select workflow_id as "workflowId", org_id as "orgId", profile_id as "profileId",
+                                       license_id as "licenseId", status, request_fingerprint as fingerprint,
+                                       ${utcText("created_at")} as "createdAt"
+                                from onboarding_runs where workflow_id = $1`)
+    const findRun = findStored({ Request: WorkflowId, Result: StoredRun, execute: (id) => selectRun([id]) })
 
     /** Newest first, served by onboarding_runs_newest_first, or onboarding_runs_by_status_newest_first. */
     const selectRuns = (query: PageQuery<RunStatus | undefined>) => (limit: number) =>
@@ -79,10 +77,12 @@ export class Onboarding extends Effect.Service<Onboarding>()("Onboarding", {
      * until this transaction ends and then finds the finished run instead of creating a second
      * triple. Its foreign keys are deferred to the commit, when the three rows exist.
      */
+    const insertRun = statements.count(`insert into onboarding_runs
+                                  (workflow_id, org_id, profile_id, license_id, request_fingerprint, status)
+                                values ($1, $2, $3, $4, $5, 'completed')
+                                on conflict (workflow_id) do nothing`)
     const claimRun = (run: OnboardingResult, fingerprint: string) =>
-      sql`insert into onboarding_runs (workflow_id, org_id, profile_id, license_id, request_fingerprint, status)
-          values (${run.workflowId}, ${run.orgId}, ${run.profileId}, ${run.licenseId}, ${fingerprint}, 'completed')
-          on conflict (workflow_id) do nothing returning workflow_id`
+      insertRun([run.workflowId, run.orgId, run.profileId, run.licenseId, fingerprint])
 
     const replay = (workflowId: WorkflowId, fingerprint: string) =>
       Effect.flatMap(findRun(workflowId), (stored) =>
@@ -99,7 +99,7 @@ export class Onboarding extends Effect.Service<Onboarding>()("Onboarding", {
           licenseId: LicenseId.make(randomUUID())
         })
         const claimed = yield* claimRun(run, request.fingerprint)
-        if (claimed.length === 0) {
+        if (claimed === 0) {
           replayed()
           return yield* replay(workflowId, request.fingerprint)
         }

@@ -5,6 +5,7 @@ import { Org } from "../domain/Org.js"
 import type { PageQuery } from "../domain/Page.js"
 import { InMemoryStore, inMemoryTable } from "./InMemoryStore.js"
 import { keysetAfter, keysetPage } from "./KeysetPage.js"
+import { preparedStatements } from "./Prepared.js"
 import { findStored, getOrNotFound, insertOrReplay } from "./Records.js"
 import { utcText } from "./SqlText.js"
 import { databaseOperation } from "./Transient.js"
@@ -14,14 +15,12 @@ const page = keysetPage(Org, (org) => org.id)
 export class Orgs extends Effect.Service<Orgs>()("Orgs", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const statements = yield* preparedStatements
+    const selectOne = statements.rows("select id, name from orgs where id = $1")
+    const insertOne = statements.count("insert into orgs (id, name) values ($1, $2) on conflict (id) do nothing")
 
-    const find = findStored({
-      Request: OrgId,
-      Result: Org,
-      execute: (id) => sql`select id, name from orgs where id = ${id}`
-    })
-    const insert = (org: Org) =>
-      sql`insert into orgs (id, name) values (${org.id}, ${org.name}) on conflict (id) do nothing returning id`
+    const find = findStored({ Request: OrgId, Result: Org, execute: (id) => selectOne([id]) })
+    const insert = (org: Org) => insertOne([org.id, org.name])
 
     /** Newest first, served by the index orgs_newest_first. */
     const select = (query: PageQuery<undefined>) => (limit: number) =>

@@ -5,6 +5,7 @@ import type { PageQuery } from "../domain/Page.js"
 import { Profile } from "../domain/Profile.js"
 import { InMemoryStore, inMemoryTable } from "./InMemoryStore.js"
 import { keysetAfter, keysetPage } from "./KeysetPage.js"
+import { preparedStatements } from "./Prepared.js"
 import { findStored, getOrNotFound, insertOrReplay } from "./Records.js"
 import { utcText } from "./SqlText.js"
 import { databaseOperation } from "./Transient.js"
@@ -14,16 +15,13 @@ const page = keysetPage(Profile, (profile) => profile.id)
 export class Profiles extends Effect.Service<Profiles>()("Profiles", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const statements = yield* preparedStatements
+    const selectOne = statements.rows(`select id, full_name as "fullName", org_id as "orgId" from profiles where id = $1`)
+    const insertOne = statements.count(`insert into profiles (id, full_name, org_id) values ($1, $2, $3)
+                                on conflict (id) do nothing`)
 
-    const find = findStored({
-      Request: ProfileId,
-      Result: Profile,
-      execute: (id) => sql`select id, full_name as "fullName", org_id as "orgId" from profiles where id = ${id}`
-    })
-    const insert = (profile: Profile) =>
-      sql`insert into profiles (id, full_name, org_id)
-          values (${profile.id}, ${profile.fullName}, ${profile.orgId})
-          on conflict (id) do nothing returning id`
+    const find = findStored({ Request: ProfileId, Result: Profile, execute: (id) => selectOne([id]) })
+    const insert = (profile: Profile) => insertOne([profile.id, profile.fullName, profile.orgId])
 
     /** Newest first, served by profiles_newest_first, or profiles_by_org_newest_first for one org. */
     const select = (query: PageQuery<OrgId | undefined>) => (limit: number) =>

@@ -9,17 +9,18 @@ interface Record {
 /**
  * Create semantics shared by every resource (contract §3.4): the caller's id is the key; the same
  * content again is a safe retry and answers with the stored record; other content under that id
- * is `already exists`. `insert` must be an `on conflict do nothing` insert returning the new rows,
- * so that a concurrent create of the same id waits for the first to commit instead of failing.
+ * is `already exists`. `insert` must be an `on conflict do nothing` insert answering the number of
+ * rows it inserted (nothing is read back: the caller holds the values), so that a concurrent
+ * create of the same id waits for the first to commit instead of failing.
  */
 export const insertOrReplay = <A extends Record>(
   resource: string,
-  insert: (value: A) => Effect.Effect<ReadonlyArray<unknown>, SqlError.SqlError>,
+  insert: (value: A) => Effect.Effect<number, SqlError.SqlError>,
   find: (id: A["id"]) => Effect.Effect<Option.Option<A>, SqlError.SqlError>
 ) =>
 (value: A): Effect.Effect<A, AlreadyExists | SqlError.SqlError> =>
   Effect.flatMap(insert(value), (inserted) =>
-    inserted.length > 0
+    inserted > 0
       ? Effect.succeed(value)
       : Effect.flatMap(find(value.id), (stored) =>
         Option.isSome(stored) && Equal.equals(stored.value, value)

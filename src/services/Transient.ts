@@ -1,6 +1,6 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlError from "@effect/sql/SqlError"
-import { Context, Duration, Effect, Fiber, FiberId, FiberRef, Metric, Option, Schedule } from "effect"
+import { Context, Duration, Effect, Exit, Fiber, FiberId, FiberRef, Metric, Option, Schedule } from "effect"
 import { Unavailable } from "../domain/Errors.js"
 import { spanAttribute } from "./SpanAttribute.js"
 
@@ -35,11 +35,8 @@ export const transientFailures = Metric.counter("onboarding_db_transient_failure
  * Each attempt a span of its own when traced: a retried one shows the SQLSTATE that ended it.
  * Untraced, no span at all: even a no-op span costs a context copy per attempt.
  */
-const attempt = <A, E, R>(self: Effect.Effect<A, E, R>) =>
-  Effect.flatMap(
-    FiberRef.get(FiberRef.currentTracerEnabled),
-    (traced) => (traced ? Effect.withSpan(self, "database attempt", { captureStackTrace: false }) : self)
-  )
+const attempt = <A, E, R>(self: Effect.Effect<A, E, R>, traced: boolean) =>
+  traced ? Effect.withSpan(self, "database attempt", { captureStackTrace: false }) : self
 
 /**
  * `sql.withTransaction`, with a failed COMMIT (or ROLLBACK) as the failure it is. @effect/sql turns
@@ -120,8 +117,10 @@ const maxTimerMillis = 2_147_483_647
  * its budget runs out.
  */
 export const withinBudget = <A, E, R>(self: Effect.Effect<A, E, R>, budget: Duration.Duration) =>
-  // The fiber's failure is handled (it is the caller's answer), not one to report as unhandled.
-  Effect.flatMap(Effect.locally(Effect.forkDaemon(self), FiberRef.unhandledErrorLogLevel, Option.none()), (fiber) =>
+  // The fiber answers with `self`'s exit as its value, so it never ends in a failure to report as
+  // unhandled (interruption by the timer is not reported either). Setting the log level for the
+  // fork instead, with `Effect.locally`, copied the fiber's locals twice per unit of work.
+  Effect.flatMap(Effect.forkDaemon(Effect.exit(self)), (fiber) =>
     Effect.async<A, E | Unavailable>((resume) => {
       let answered = false
       const timer = setTimeout(() => {
@@ -135,7 +134,8 @@ export const withinBudget = <A, E, R>(self: Effect.Effect<A, E, R>, budget: Dura
         clearTimeout(timer)
         if (answered) return
         answered = true
-        resume(exit)
+        // A failure here is the fiber's own interruption (by the timer, or at shutdown): it has no value.
+        resume(exit._tag === "Success" ? exit.value : Exit.failCause(exit.cause))
       })
       // The caller has gone: its answer is no longer wanted, but the work keeps its budget.
       return Effect.sync(() => {
@@ -164,8 +164,14 @@ export const databaseOperation = <A, E, R>(
       )
     }
   ) as Effect.Effect<A, Exclude<E, SqlError.SqlError> | Unavailable, R>
-  return Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (transaction) =>
-    transaction._tag === "Some"
-      ? classified
-      : Effect.flatMap(OperationBudget, (budget) => withinBudget(retryingTransient(attempt(classified)), budget)))
+  // One look at the fiber for the open transaction, the budget and the tracer: this runs once per
+  // unit of work, and again for each statement inside a transaction.
+  return Effect.withFiberRuntime((fiber) => {
+    const context = fiber.currentContext
+    if (Option.isSome(Context.getOption(context, SqlClient.TransactionConnection))) return classified
+    return withinBudget(
+      retryingTransient(attempt(classified, fiber.getFiberRef(FiberRef.currentTracerEnabled))),
+      Context.get(context, OperationBudget)
+    )
+  })
 }

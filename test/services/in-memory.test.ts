@@ -39,6 +39,11 @@ const request = (workflowId?: string, name = "Acme") =>
   })
 
 /** Every page of a list, first to last, asked `size` rows at a time: the rows, and how many pages. */
+// PGlite's now() moves in whole milliseconds, and two creates in a row can share one: a test that
+// asserts their order makes them at least 2 ms apart (by the real clock: `it.effect`'s is a test one).
+const apart = <A, E, R>(create: Effect.Effect<A, E, R>) =>
+  Effect.zipLeft(create, Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 2))))
+
 const allPages = <A, R>(
   size: number,
   listPage: (request: { pageSize: number; pageToken: string }) => Effect.Effect<Page<A>, unknown, R>
@@ -145,7 +150,7 @@ for (const [kind, services] of Object.entries(layers)) {
           const profiles = yield* Profiles
           const [org, elsewhere] = [uuid(), uuid()]
           const created = []
-          for (const name of ["one", "two", "three", "four", "five"]) created.push(yield* profiles.create(newProfile(org, name)))
+          for (const name of ["one", "two", "three", "four", "five"]) created.push(yield* apart(profiles.create(newProfile(org, name))))
           yield* profiles.create(newProfile(elsewhere, "not listed"))
           const list = (page: object) =>
             Effect.flatMap(validate(ListProfilesRequest)({ ...page, orgId: org }), (request) => profiles.list(request.query))
@@ -162,12 +167,12 @@ for (const [kind, services] of Object.entries(layers)) {
           const userId = UserId.make(uuid())
           const mine = []
           for (const end of ["2024-01-01T00:00:00Z", "2025-01-01T00:00:00.5Z"]) {
-            mine.push(yield* licenses.create(new License({
+            mine.push(yield* apart(licenses.create(new License({
               id: LicenseId.make(uuid()),
               userId,
               start: CanonicalTimestamp.make("2023-01-01T00:00:00Z"),
               end: CanonicalTimestamp.make(end)
-            })))
+            }))))
           }
           const byUser = yield* allPages(
             1,
@@ -177,12 +182,12 @@ for (const [kind, services] of Object.entries(layers)) {
 
           const orgs = yield* Orgs
           const newest = []
-          for (const name of ["a", "b", "c"]) newest.unshift(yield* orgs.create(new Org({ id: OrgId.make(uuid()), name })))
+          for (const name of ["a", "b", "c"]) newest.unshift(yield* apart(orgs.create(new Org({ id: OrgId.make(uuid()), name }))))
           const firstOrgs = yield* orgs.list((yield* validate(ListOrgsRequest)({ pageSize: 3 })).query)
           expect(firstOrgs.items).toEqual(newest)
 
           const onboarding = yield* Onboarding
-          const first = yield* onboarding.create(yield* request())
+          const first = yield* apart(onboarding.create(yield* request()))
           const second = yield* onboarding.create(yield* request())
           const runs = yield* onboarding.listRuns(
             (yield* validate(ListOnboardingWorkflowsRequest)({ pageSize: 2, status: "completed" })).query
@@ -213,12 +218,17 @@ for (const [kind, services] of Object.entries(layers)) {
             (i) => Effect.zipRight(Effect.sleep("1 millis"), profiles.create(newProfile(org, `during ${i}`))),
             { concurrency: 4, discard: true }
           )
+          // Their order is the listing's own, read before the inserts begin: newest first, and by id
+          // among rows created in the same instant (PGlite's clock moves in whole milliseconds, and
+          // two creates in a row can share one).
+          const ordered = (yield* allPages(3, list)).rows.map((profile) => profile.id)
+          expect([...ordered].sort()).toEqual([...before].sort())
           const [{ rows }] = yield* Effect.all([allPages(3, list), inserting], { concurrency: 2 })
           const listed: Array<string> = rows.map((profile) => profile.id)
           expect(new Set(listed).size).toBe(listed.length)
           expect(before.filter((id) => !listed.includes(id))).toEqual([])
-          // Those that existed come in their order, newest first, whatever was listed among them.
-          expect(listed.filter((id) => before.includes(id))).toEqual([...before].reverse())
+          // Those that existed come in that order, whatever was listed among them.
+          expect(listed.filter((id) => before.includes(id))).toEqual(ordered)
         }))
     })
   })
