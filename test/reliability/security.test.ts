@@ -233,6 +233,21 @@ describe("SQL", () => {
   it("is only ever built from parameterised statements (unsafe SQL only for the migration files)", () => {
     const root = new URL("../../src/", import.meta.url).pathname
     const unsafe = sourceFiles(root).filter((file) => readFileSync(file, "utf8").includes(".unsafe("))
-    expect(unsafe.map((file) => file.slice(root.length))).toEqual(["services/Migrations.ts"])
+    // Prepared.ts runs statements whose text is written once, their values always bound as $n
+    // parameters; the next case holds every such text to a literal.
+    expect(unsafe.map((file) => file.slice(root.length))).toEqual(["services/Migrations.ts", "services/Prepared.ts"])
+  })
+
+  it("gives prepared statements literal text: nothing interpolated but a fixed column expression", () => {
+    const root = new URL("../../src/", import.meta.url).pathname
+    const texts = sourceFiles(root).flatMap((file) =>
+      [...readFileSync(file, "utf8").matchAll(/statements\.(?:rows|count)\(\s*(["`])([\s\S]*?)\1\s*\)/g)].map((m) => m[2]!)
+    )
+    expect(texts.length).toBeGreaterThanOrEqual(8)
+    const interpolated = texts.flatMap((text) => [...text.matchAll(/\$\{([^}]*)\}/g)].map((m) => m[1]!))
+    expect(interpolated.filter((expression) => !/^utcText\("[a-z_]+"\)$/.test(expression))).toEqual([])
+    // Every call site is one of those literals.
+    const calls = sourceFiles(root).reduce((n, file) => n + (readFileSync(file, "utf8").match(/statements\.(?:rows|count)\(/g) ?? []).length, 0)
+    expect(calls).toBe(texts.length)
   })
 })
