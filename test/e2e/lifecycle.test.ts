@@ -5,7 +5,7 @@ import { execFile } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import { promisify } from "node:util"
 import { WorkflowService } from "../../src/gen/workflow/v1beta1/workflow_pb.js"
-import { freePort, startProcess, stopProcess } from "./support/Servers.js"
+import { freePort, startAllInOne, startProcess, stopProcess } from "./support/Servers.js"
 
 const run = promisify(execFile)
 const entry = (name: string) => fileURLToPath(new URL(`../../dist/main/${name}.js`, import.meta.url))
@@ -21,17 +21,10 @@ const workflowRequest = (i: number) => ({
 
 describe("process lifecycle", () => {
   it("SIGTERM lets in-flight requests finish, then the process exits 0", async () => {
-    const [org, profile, license, workflow] = await Promise.all([freePort(), freePort(), freePort(), freePort()])
-    const running = await startProcess("all", {
-      DATA_DIR: "memory://",
-      ORG_PORT: String(org),
-      PROFILE_PORT: String(profile),
-      LICENSE_PORT: String(license),
-      WORKFLOW_PORT: String(workflow)
-    }, 4)
+    const { running, workflow } = await startAllInOne()
     const client = createClient(
       WorkflowService,
-      createConnectTransport({ baseUrl: `http://127.0.0.1:${workflow}`, httpVersion: "2" })
+      createConnectTransport({ baseUrl: workflow, httpVersion: "2" })
     )
     await client.createOnboardingWorkflow(workflowRequest(0)) // the HTTP/2 session is open
     const inFlight = Array.from({ length: 40 }, (_, i) => client.createOnboardingWorkflow(workflowRequest(i + 1)))
@@ -44,25 +37,17 @@ describe("process lifecycle", () => {
   }, 60_000)
 
   it("with SHUTDOWN_DRAIN_MS, SIGTERM first makes /readyz 503 while calls still succeed, then the ports close", async () => {
-    const [org, profile, license, workflow] = await Promise.all([freePort(), freePort(), freePort(), freePort()])
-    const running = await startProcess("all", {
-      DATA_DIR: "memory://",
-      SHUTDOWN_DRAIN_MS: "1500",
-      ORG_PORT: String(org),
-      PROFILE_PORT: String(profile),
-      LICENSE_PORT: String(license),
-      WORKFLOW_PORT: String(workflow)
-    }, 4)
+    const { org, running, workflow } = await startAllInOne({ SHUTDOWN_DRAIN_MS: "1500" })
     const client = createClient(
       WorkflowService,
-      createConnectTransport({ baseUrl: `http://127.0.0.1:${workflow}`, httpVersion: "1.1" })
+      createConnectTransport({ baseUrl: workflow, httpVersion: "1.1" })
     )
-    expect((await fetch(`http://127.0.0.1:${org}/readyz`)).status).toBe(200)
+    expect((await fetch(`${org}/readyz`)).status).toBe(200)
     const signalled = Date.now()
     const exitCode = stopProcess(running)
     await new Promise((resolve) => setTimeout(resolve, 300))
     // Every port says not ready at once (one drain for the process), and still serves.
-    const ready = await Promise.all([org, workflow].map(async (port) => (await fetch(`http://127.0.0.1:${port}/readyz`)).status))
+    const ready = await Promise.all([org, workflow].map(async (url) => (await fetch(`${url}/readyz`)).status))
     expect(ready).toEqual([503, 503])
     expect((await client.createOnboardingWorkflow(workflowRequest(1))).workflowId).toMatch(/^[0-9a-f-]{36}$/)
     expect(await exitCode).toBe(0)

@@ -63,6 +63,14 @@ const serializationFailure = (sql: SqlClient.SqlClient) =>
     sql`do $$ begin raise exception 'simulated conflict' using errcode = 'serialization_failure'; end $$`
   ).pipe(Effect.zipRight(Effect.dieMessage("the database did not raise")))
 
+/** The row counts after one more workflow: an org, a profile, a license and their run. */
+const oneTripleMore = (before: { orgs: number; profiles: number; licenses: number; runs: number }) => ({
+  orgs: before.orgs + 1,
+  profiles: before.profiles + 1,
+  licenses: before.licenses + 1,
+  runs: before.runs + 1
+})
+
 /** Reads a run's three records back and checks they are linked as contract §3.4 says. */
 const expectLinkedTriple = (workflowId: WorkflowId) =>
   Effect.gen(function*() {
@@ -147,12 +155,7 @@ for (const database of testDatabases) describe(`onboarding on ${database.kind}`,
         )
         expect(answers.every((a) => a.workflowId === workflowId)).toBe(true)
         expect(new Set(answers.map((a) => JSON.stringify(a))).size).toBe(1)
-        expect(yield* rowCounts).toEqual({
-          orgs: before.orgs + 1,
-          profiles: before.profiles + 1,
-          licenses: before.licenses + 1,
-          runs: before.runs + 1
-        })
+        expect(yield* rowCounts).toEqual(oneTripleMore(before))
         yield* expectLinkedTriple(answers[0]!.workflowId)
 
         const other = yield* Effect.flip(onboarding.create(yield* request({ workflowId, name: "Someone else" })))
@@ -165,12 +168,7 @@ for (const database of testDatabases) describe(`onboarding on ${database.kind}`,
         const before = yield* rowCounts
         const result = yield* (yield* Onboarding).create(yield* request())
         yield* expectLinkedTriple(result.workflowId)
-        expect(yield* rowCounts).toEqual({
-          orgs: before.orgs + 1,
-          profiles: before.profiles + 1,
-          licenses: before.licenses + 1,
-          runs: before.runs + 1
-        })
+        expect(yield* rowCounts).toEqual(oneTripleMore(before))
       }).pipe(withLicenses(licensesFailing(2, serializationFailure))))
 
     it.effect("a serialization failure at COMMIT is retried like any other, and creates one triple", () =>
@@ -195,12 +193,7 @@ for (const database of testDatabases) describe(`onboarding on ${database.kind}`,
           )
         )
         yield* expectLinkedTriple(result.workflowId)
-        expect(yield* rowCounts).toEqual({
-          orgs: before.orgs + 1,
-          profiles: before.profiles + 1,
-          licenses: before.licenses + 1,
-          runs: before.runs + 1
-        })
+        expect(yield* rowCounts).toEqual(oneTripleMore(before))
       }).pipe(realServices))
 
     it.effect("a database that keeps failing transiently ends in unavailable with nothing written", () =>
