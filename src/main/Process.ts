@@ -1,17 +1,13 @@
-import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import type { Rpc } from "@effect/rpc"
 import type { SqlClient } from "@effect/sql"
-import { Cause, type Config, Duration, Effect, Layer, Logger, Option, Redacted } from "effect"
+import { type Config, Duration, Effect, Layer, Option } from "effect"
 import * as Database from "../services/Database.js"
-import { ConnectFailed, type DatabaseOptions, type SchemaPolicy, withPasswordMasked } from "../services/Database.js"
-import { isMigrationsProblem } from "../services/Migrations.js"
 import { DatabaseHealth, HealthCheckInterval } from "../services/DatabaseHealth.js"
 import { Draining, drainingHealth } from "../services/Draining.js"
 import type { ListenError } from "../transports/http/PortListener.js"
 import { listen } from "../transports/http/PortListener.js"
 import { portApp } from "../transports/PortApp.js"
 import { databaseOptions, schemaPolicy } from "./DatabaseSettings.js"
-import { logFormat, logLevel, processLogger } from "./Logging.js"
 import type { ServicePort } from "./ServicePorts.js"
 import {
   dedicatedPort,
@@ -20,7 +16,8 @@ import {
   settings as settingsConfig,
   type SettingsValues
 } from "./Settings.js"
-import { databaseFailure, listenFailure, migrationFailure, StartupFailure, startupLine } from "./StartupFailure.js"
+import { databaseLayer, runMain } from "./Commands.js"
+import { listenFailure, StartupFailure } from "./StartupFailure.js"
 import { usage } from "./Usage.js"
 
 export { Settings }
@@ -132,25 +129,6 @@ export const besideOthers = <R, Rpcs extends Rpc.Any>(service: ServicePort<R, Rp
 export const onItsOwn = <R, Rpcs extends Rpc.Any>(service: ServicePort<R, Rpcs>) =>
   plan(service, dedicatedPort(service.portVariable, service.defaultPort), `PORT or ${service.portVariable}`)
 
-/** The database layer, its start-up failures told in the operator's terms. */
-export const databaseLayer = (
-  name: string,
-  options: DatabaseOptions,
-  policy: SchemaPolicy
-): Layer.Layer<SqlClient.SqlClient, unknown> => {
-  if (options.kind === "embedded") return Database.layer(options, policy)
-  const where = withPasswordMasked(Redacted.value(options.url))
-  return Database.layer(options, policy).pipe(
-    Layer.mapError((error) =>
-      error instanceof ConnectFailed
-        ? databaseFailure(name, where, error.cause)
-        : isMigrationsProblem(error)
-        ? error
-        : migrationFailure(name, where, error)
-    )
-  )
-}
-
 /**
  * `npm start` forwards to us the Ctrl-C that the terminal has already delivered (one process
  * group), and runMain stops listening after the first signal: the echo would kill the process
@@ -220,26 +198,4 @@ export const runProcess = (options: {
   })
   ignoreEchoedSignals()
   runMain(options.name, start)
-}
-
-/**
- * Runs a process's main effect with the process's logger (LOG_LEVEL, LOG_FORMAT). A failure prints
- * one line on stderr (see StartupFailure), its details at debug level, and the process exits 1.
- */
-export const runMain = (name: string, main: Effect.Effect<unknown, unknown>) => {
-  const unlessInterrupted = (report: (cause: Cause.Cause<unknown>) => Effect.Effect<void>) => (cause: Cause.Cause<unknown>) =>
-    Cause.isInterruptedOnly(cause) ? Effect.void : report(cause)
-  const program = Effect.all([logLevel, logFormat]).pipe(
-    Effect.flatMap(([level, format]) =>
-      main.pipe(
-        Effect.tapErrorCause(unlessInterrupted((cause) => Effect.logDebug(`${name}: start-up failed`, cause))),
-        Logger.withMinimumLogLevel(level),
-        Effect.provide(processLogger(format, name))
-      )
-    ),
-    Effect.tapErrorCause(unlessInterrupted((cause) =>
-      Effect.sync(() => process.stderr.write(`${startupLine(name, cause)}\n`))
-    ))
-  )
-  NodeRuntime.runMain(program, { disableErrorReporting: true, disablePrettyLogger: true })
 }

@@ -1,7 +1,7 @@
 import { Effect, Layer } from "effect"
 import * as Database from "../services/Database.js"
 import { databaseOptions } from "./DatabaseSettings.js"
-import { databaseLayer, runMain } from "./Process.js"
+import { databaseLayer, runMain } from "./Commands.js"
 import { migrateUsage } from "./Usage.js"
 
 // `npm run migrate`: applies the migrations the database lacks and exits, as a deploy step that
