@@ -59,9 +59,11 @@ const migrationsTable = "schema_migrations"
 const lockTable = "schema_migrations_lock"
 
 // Two processes creating one table at the same moment: one of them fails on the catalogue's
-// unique index (23505) or finds it created (42P07); serializable engines abort one (40001), and
-// lock waits can deadlock (40P01). Each time, the whole transaction is simply run again.
-const retriedStates = new Set(["23505", "42P07", "40001", "40P01"])
+// unique index (23505), finds the table created (42P07), or, when the other commits between its
+// look for the table and its creation of the table's row type, finds that type (42710, "type
+// already exists": seen once in eight processes starting together); serializable engines abort
+// one (40001), and lock waits can deadlock (40P01). Each time, the whole transaction is run again.
+const retriedStates = new Set(["23505", "42P07", "42710", "40001", "40P01"])
 const retryRaces = <A, R>(self: Effect.Effect<A, SqlError, R>) =>
   Effect.retry(
     Effect.tapError(self, (error) =>
