@@ -3,11 +3,11 @@ import { create } from "@bufbuild/protobuf"
 import { createClient, type Transport } from "@connectrpc/connect"
 import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node"
 import { SqlClient } from "@effect/sql"
-import { afterAll, describe, expect, layer } from "@effect/vitest"
+import { afterAll, describe, expect, it, layer } from "@effect/vitest"
 import { Duration, Effect, Layer } from "effect"
 import * as http from "node:http"
 import * as http2 from "node:http2"
-import type * as net from "node:net"
+import * as net from "node:net"
 import {
   CreateOnboardingWorkflowRequestSchema,
   WorkflowService
@@ -17,6 +17,7 @@ import { Licenses } from "../../src/services/Licenses.js"
 import { Onboarding } from "../../src/services/Onboarding.js"
 import { Orgs } from "../../src/services/Orgs.js"
 import { Profiles } from "../../src/services/Profiles.js"
+import { listen } from "../../src/transports/http/PortListener.js"
 import { Services } from "../e2e/support/Servers.js"
 import { recordFigures } from "../support/Figures.js"
 import { inProcessServers } from "../support/InProcessServers.js"
@@ -273,4 +274,50 @@ describe(`IDLE_TIMEOUT_MS leaves a call in flight alone (${testDatabaseKind})`, 
         longWorkflow("gRPC (connect-node)", (url) => connectNode(createGrpcTransport({ baseUrl: url }))))
     }
   )
+})
+
+describe("IDLE_TIMEOUT_MS and a client that reads nothing (HTTP/1.1, the listener alone)", () => {
+  // An answer larger than loopback's socket buffers hold, so that a client that reads nothing
+  // leaves most of it unsent: a service's answers are small, hence a handler of the test's own.
+  const answerBytes = 64 * 1024 * 1024
+
+  it.effect("a long call is answered; a client that then stops reading it is disconnected", () =>
+    Effect.gen(function*() {
+      let serverSideClosed: (() => void) | undefined
+      const closedByServer = new Promise<void>((resolve) => (serverSideClosed = resolve))
+      const { port } = yield* listen((request, response) => {
+        request.socket.once("close", () => serverSideClosed?.())
+        request.resume()
+        request.once("end", () => setTimeout(() => response.end(Buffer.alloc(answerBytes, "a")), Duration.toMillis(orgDelay)))
+      }, {
+        host: "127.0.0.1",
+        port: 0,
+        shutdownGraceMillis: 100,
+        maxConnections: 10,
+        headersTimeoutMillis: 10_000,
+        requestTimeoutMillis: 30_000,
+        idleTimeoutMillis: idleTimeout,
+        maxStreamsPerConnection: 100
+      })
+      const client = net.connect(port, "127.0.0.1", () => client.write("GET / HTTP/1.1\r\nhost: idle\r\n\r\n"))
+      client.on("error", () => {})
+      // The first bytes of the answer, then the client stops reading for good.
+      const statusLine = yield* Effect.promise(() =>
+        new Promise<string>((resolve) => {
+          client.once("data", (chunk: Buffer) => {
+            client.pause()
+            resolve(chunk.toString("latin1").split("\r\n")[0]!)
+          })
+          client.once("close", () => resolve("closed without an answer"))
+        })
+      )
+      const started = Date.now()
+      const closed = yield* Effect.promise(() =>
+        Promise.race([closedByServer.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), giveUpAfter))])
+      )
+      figures["HTTP/1.1 client reading nothing"] = { statusLine, serverClosedAfter: closed ? Date.now() - started : undefined }
+      client.destroy()
+      expect(statusLine).toBe("HTTP/1.1 200 OK")
+      expect(closed).toBe(true)
+    }).pipe(Effect.scoped))
 })
