@@ -3,6 +3,7 @@ import * as http from "node:http"
 import * as http2 from "node:http2"
 import * as net from "node:net"
 import { closeQuietSessions, withStreamDeadline } from "./Http2Limits.js"
+import { closeWhenIdle, noteAnswers } from "./IdleTimeout.js"
 
 export type Request = http.IncomingMessage | http2.Http2ServerRequest
 export type Response = http.ServerResponse | http2.Http2ServerResponse
@@ -77,6 +78,8 @@ const checkingInterval = (options: ListenOptions) =>
 export const listen = (handler: RequestHandler, options: ListenOptions) =>
   Effect.acquireRelease(
     Effect.async<{ readonly port: number; readonly close: () => Promise<void> }, ListenError>((resume) => {
+      // Each answer noted against its connection: a connection with one still to make is not idle.
+      const noted = noteAnswers(handler)
       const h1 = http.createServer({
         // node:http refuses to start with headersTimeout > requestTimeout (REQUEST_TIMEOUT_MS set
         // below the HEADERS_TIMEOUT_MS default, say); the whole request's deadline bounds its headers.
@@ -86,8 +89,7 @@ export const listen = (handler: RequestHandler, options: ListenOptions) =>
         // node:http enforces the two timeouts above only when it checks its connections, every 30 s
         // by default: a slow client would get up to 30 s more than configured.
         connectionsCheckingInterval: checkingInterval(options)
-      }, handler)
-      h1.setTimeout(options.idleTimeoutMillis)
+      }, noted)
       // node:http tracks connections (for closeIdleConnections and the headers/request timeouts)
       // from its 'listening' event, which a server fed through 'connection' never fires itself.
       h1.emit("listening")
@@ -95,9 +97,9 @@ export const listen = (handler: RequestHandler, options: ListenOptions) =>
       // connections raised RSS from 128 to 594 MiB. Streams over the limit get REFUSED_STREAM.
       const h2 = http2.createServer(
         { settings: { maxConcurrentStreams: options.maxStreamsPerConnection } },
-        withStreamDeadline(handler, options.requestTimeoutMillis)
+        withStreamDeadline(noted, options.requestTimeoutMillis)
       )
-      h2.setTimeout(options.idleTimeoutMillis)
+      closeWhenIdle(h1, h2, options.idleTimeoutMillis)
       closeQuietSessions(h2, options)
       const sockets = new Set<net.Socket>()
       const sessions = new Set<http2.ServerHttp2Session>()
