@@ -138,9 +138,11 @@ export const restApp = <E, R>(
       )
     )
     const app = yield* Effect.provide(HttpApiBuilder.httpApp, context)
-    // Built once per port: the document does not change while the process runs.
+    // Built once per port: the document does not change while the process runs. Private: with
+    // API_TOKEN it is behind the token, and `public` would let a shared cache store the answer to
+    // a request with the token and hand it to callers without one (RFC 9111 §3.5).
     const document = HttpServerResponse.unsafeJson(openApiDocument(api), {
-      headers: { "cache-control": "public, max-age=300" }
+      headers: { "cache-control": "private, max-age=300" }
     })
     return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
       const path = request.url.split("?", 1)[0]
