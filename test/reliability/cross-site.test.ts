@@ -25,9 +25,10 @@ import { httpCall } from "./support/wire.js"
 /** Creates over GET, which a link, an image or a navigation sends: GraphQL mutations and Connect GET of a create. */
 const getRoutes = (): ReadonlyArray<{ readonly route: string; readonly port: keyof ServiceUrls; readonly path: string; readonly readBack: string }> => {
   const orgId = randomUUID()
+  const graphqlOrgId = randomUUID()
   const workflowId = randomUUID()
   const message = encodeURIComponent(JSON.stringify(org("Connect GET", orgId)))
-  const mutation = `mutation { createOrg(input: { id: "${randomUUID()}", name: "Cross-site GET" }) { org { id } } }`
+  const mutation = `mutation { createOrg(input: { id: "${graphqlOrgId}", name: "Cross-site GET" }) { org { id } } }`
   const workflowMutation = `mutation { createOnboardingWorkflow(input: { workflowOptions: { workflowId: "${workflowId}" }, ` +
     `license: { start: "${license.start}", end: "${license.end}" }, org: { name: "GET" }, profile: { fullName: "GET" } }) { workflowId } }`
   return [
@@ -41,7 +42,7 @@ const getRoutes = (): ReadonlyArray<{ readonly route: string; readonly port: key
       route: "GraphQL GET /graphql?query=mutation",
       port: "org",
       path: `/graphql?query=${encodeURIComponent(mutation)}`,
-      readBack: `/orgs/${/"([0-9a-f-]{36})"/.exec(mutation)![1]}`
+      readBack: `/orgs/${graphqlOrgId}`
     },
     {
       route: "GraphQL GET /graphql?query=mutation (workflow)",
