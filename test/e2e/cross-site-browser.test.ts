@@ -73,7 +73,8 @@ describe.skipIf(chromiumPath === undefined)("cross-site requests from a page in 
       `<!doctype html><title>A page the user visits</title>\n` +
         forms.map((attempt, i) => {
           const field = textPlainForm(attempt.body as string)
-          return `<iframe name="sink${i}"></iframe><form id="form${i}" method="post" enctype="text/plain" action="${attribute(actions[i]!)}" target="sink${i}">` +
+          return `<iframe name="sink${i}"></iframe>` +
+            `<form id="form${i}" method="post" enctype="text/plain" action="${attribute(actions[i]!)}" target="sink${i}">` +
             `<input type="hidden" name="${attribute(field.name)}" value="${attribute(field.value)}"><button>Win a prize</button></form>`
         }).join("\n")
     )

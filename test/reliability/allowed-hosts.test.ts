@@ -193,7 +193,9 @@ describe("the host rule on every port", () => {
           // The REST form of every port, at a path it has and at one it has not.
           for (const path of ["/openapi.json", "/nowhere", "/graphql?query=%7B__typename%7D", "/docs", "/"]) {
             const reply = yield* Effect.promise(() => h1(url, path, { headers: { host: `${attacker}:8081`, accept: "text/html" } }))
-            const body = path.startsWith("/graphql") ? { errors: [{ message: expect.any(String), extensions: { code: misdirected.graphql } }] } : errorBody.rest("MisdirectedRequest", expect.any(String))
+            const body = path.startsWith("/graphql")
+              ? { errors: [{ message: expect.any(String), extensions: { code: misdirected.graphql } }] }
+              : errorBody.rest("MisdirectedRequest", expect.any(String))
             expect({ ...where, path, status: reply.status, body: reply.json }).toEqual({ ...where, path, status: misdirected.http, body })
           }
           const over2 = yield* Effect.promise(() => h2(url, "/openapi.json", { ":authority": `${attacker}:8081` }))
@@ -208,9 +210,10 @@ describe("the host rule on every port", () => {
           })
         }
         const creates = createsOverH1(urls.org, attacker)
-        expect((yield* Effect.promise(creates.rest))).toMatchObject({ status: misdirected.http, json: errorBody.rest("MisdirectedRequest", expect.any(String)) })
-        expect((yield* Effect.promise(creates.connect))).toMatchObject({ status: misdirected.http, json: { code: codeToString(misdirected.connect) } })
-        expect((yield* Effect.promise(creates.graphql))).toMatchObject({ status: misdirected.http, json: { errors: [{ extensions: { code: misdirected.graphql } }] } })
+        const refusedWith = (json: unknown) => ({ status: misdirected.http, json })
+        expect(yield* Effect.promise(creates.rest)).toMatchObject(refusedWith(errorBody.rest("MisdirectedRequest", expect.any(String))))
+        expect(yield* Effect.promise(creates.connect)).toMatchObject(refusedWith({ code: codeToString(misdirected.connect) }))
+        expect(yield* Effect.promise(creates.graphql)).toMatchObject(refusedWith({ errors: [{ extensions: { code: misdirected.graphql } }] }))
         expect((yield* Effect.promise(creates.rpc))).toMatchObject({ status: misdirected.http, json: { code: misdirected.grpc } })
         const grpcWeb = yield* Effect.promise(creates.grpcWeb)
         expect({ status: grpcWeb.status, grpc: grpcWeb.headers["grpc-status"] }).toEqual({ status: 200, grpc: String(misdirected.grpc) })
@@ -260,7 +263,14 @@ describe("the host rule on every port", () => {
       it.effect("that name is answered besides the defaults; others are not", () =>
         Effect.gen(function*() {
           const urls = yield* Services
-          for (const [host, status] of [["api.example.com:443", 200], ["API.EXAMPLE.COM", 200], ["127.0.0.1", 200], ["example.com", 421], ["x.api.example.com", 421]] as const) {
+          const answers: ReadonlyArray<readonly [string, number]> = [
+            ["api.example.com:443", 200],
+            ["API.EXAMPLE.COM", 200],
+            ["127.0.0.1", 200],
+            ["example.com", 421],
+            ["x.api.example.com", 421]
+          ]
+          for (const [host, status] of answers) {
             const reply = yield* Effect.promise(() => h1(urls.org, "/openapi.json", { headers: { host } }))
             expect({ host, status: reply.status }).toEqual({ host, status })
           }

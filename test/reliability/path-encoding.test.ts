@@ -22,7 +22,8 @@ describe("REST paths with broken percent-encoding", () => {
         const urls = yield* Services
         const before = yield* rowCounts
         for (const path of badPaths) {
-          const port = path.startsWith("/workflow") ? urls.workflow : path.startsWith("/profiles") ? urls.profile : path.startsWith("/licenses") ? urls.license : urls.org
+          const service = path.split("/")[1]
+          const port = service === "workflow" ? urls.workflow : service === "profiles" ? urls.profile : service === "licenses" ? urls.license : urls.org
           for (const method of ["GET", "POST", "PUT", "DELETE"]) {
             const reply = yield* Effect.promise(() =>
               httpCall(`${port}${path}`, {

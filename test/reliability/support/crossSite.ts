@@ -73,18 +73,21 @@ export const stateChangingRoutes: ReadonlyArray<() => Attempt> = [
     const selection = `${port} { id }`
     const rest = (method: "POST" | "PUT") => (): Attempt => {
       const { id, ...fields } = make(`REST ${method}`)
-      return { route: `REST ${method} /${plural}/{id}`, port, method, path: `/${plural}/${id}`, body: JSON.stringify(fields), ownType: json, readBack: `/${plural}/${id}` }
+      const path = `/${plural}/${id}`
+      return { route: `REST ${method} /${plural}/{id}`, port, method, path, body: JSON.stringify(fields), ownType: json, readBack: path }
     }
     return [
       rest("POST"),
       rest("PUT"),
       (): Attempt => {
         const record = make("Connect")
-        return { route: `Connect POST /${service}`, port, method: "POST", path: `/${service}`, body: JSON.stringify(record), ownType: json, readBack: `/${plural}/${record.id}` }
+        const body = JSON.stringify(record)
+        return { route: `Connect POST /${service}`, port, method: "POST", path: `/${service}`, body, ownType: json, readBack: `/${plural}/${record.id}` }
       },
       (): Attempt => {
         const record = make("gRPC-Web")
-        return { route: `gRPC-Web POST /${service}`, port, method: "POST", path: `/${service}`, body: envelope(proto(record)), ownType: grpcWeb, readBack: `/${plural}/${record.id}` }
+        const body = envelope(proto(record))
+        return { route: `gRPC-Web POST /${service}`, port, method: "POST", path: `/${service}`, body, ownType: grpcWeb, readBack: `/${plural}/${record.id}` }
       },
       (): Attempt => {
         const record = make("GraphQL")
@@ -100,7 +103,8 @@ export const stateChangingRoutes: ReadonlyArray<() => Attempt> = [
       },
       (): Attempt => {
         const record = make("/rpc")
-        return { route: "POST /rpc", port, method: "POST", path: "/rpc", body: rpcRequest(`Create${typeName}`, record), ownType: json, readBack: `/${plural}/${record.id}` }
+        const body = rpcRequest(`Create${typeName}`, record)
+        return { route: "POST /rpc", port, method: "POST", path: "/rpc", body, ownType: json, readBack: `/${plural}/${record.id}` }
       }
     ]
   }),
