@@ -7,6 +7,9 @@ import { Draining, drainingHealth } from "../services/Draining.js"
 import type { ListenError } from "../transports/http/PortListener.js"
 import { listen } from "../transports/http/PortListener.js"
 import { portApp } from "../transports/PortApp.js"
+import type { AllowedHosts } from "../transports/http/AllowedHosts.js"
+import type { ConsoleSettings } from "../transports/pages/Console.js"
+import { allowedHostNames } from "./AllowedHostNames.js"
 import { databaseOptions, schemaPolicy } from "./DatabaseSettings.js"
 import type { ServicePort } from "./ServicePorts.js"
 import {
@@ -25,29 +28,40 @@ export { Settings }
 const consoleServices = { org: 9090, profile: 9091, license: 9092 } as const
 
 /**
- * Where the console's browser reaches each service: its `*_SERVICE_URL`, else the console's own
- * host name at the service's port in this process, or else its default port. The workflow
- * service is the console's own origin.
+ * Where the console's browser reaches each service: its `*_SERVICE_URL`, else the host name the
+ * browser used for the console (one this process answers to) at the service's port in this
+ * process, or else its default port. The workflow service is the console's own origin. Its
+ * Content-Security-Policy lets it call each of those at every host name the process answers to.
  */
-const serviceOrigins = (settings: SettingsValues) => (hostname: string) => {
-  const origin = (name: keyof typeof consoleServices) =>
+const consoleSettings = (settings: SettingsValues, hosts: AllowedHosts): ConsoleSettings => {
+  const services = Object.keys(consoleServices) as Array<keyof typeof consoleServices>
+  const origin = (name: keyof typeof consoleServices, hostname: string) =>
     Option.getOrElse(
       settings.serviceUrls[name] ?? Option.none(),
       () => `http://${hostname}:${settings.processPorts[name] ?? consoleServices[name]}`
     )
-  return { org: origin("org"), profile: origin("profile"), license: origin("license"), workflow: "" }
+  return {
+    origins: (hostname) => {
+      const host = hostname ?? hosts.names[0] ?? "localhost"
+      return { org: origin("org", host), profile: origin("profile", host), license: origin("license", host), workflow: "" }
+    },
+    connectTo: [...new Set(services.flatMap((name) => hosts.names.map((host) => origin(name, host))))]
+  }
 }
 
-/** When this process serves the console, every port of it lets the console's pages call it. */
-const consoleOrigin = (settings: SettingsValues) => {
+/** When this process serves the console, every port of it lets the console's pages call it, at each of its host names. */
+const consoleOrigins = (settings: SettingsValues, hosts: AllowedHosts): ReadonlyArray<string> => {
   const port = settings.processPorts["workflow"]
-  return port === undefined ? {} : { consoleOrigin: (hostname: string) => `http://${hostname}:${port}` }
+  return port === undefined ? [] : hosts.names.map((host) => `http://${host}:${port}`)
 }
+
+const hostNamesShown = (hosts: AllowedHosts) => (hosts.any ? "any (ALLOWED_HOSTS=*)" : hosts.names.join(", "))
 
 /** Serves one service's port until the scope closes; answers with the port it listens on. */
 export const servePort = <R, Rpcs extends Rpc.Any>(service: ServicePort<R, Rpcs>, port: number) =>
   Effect.gen(function*() {
     const settings = yield* Settings
+    const hosts = allowedHostNames(settings)
     const handler = yield* portApp(service.api, {
       readMaxBytes: settings.readMaxBytes,
       apiToken: settings.apiToken,
@@ -56,8 +70,9 @@ export const servePort = <R, Rpcs extends Rpc.Any>(service: ServicePort<R, Rpcs>
       maxRequestsInFlight: settings.maxRequestsInFlight,
       accessLog: settings.accessLog,
       tracing: settings.otlp.traces,
-      ...(service.servesConsole === true ? { console: serviceOrigins(settings) } : {}),
-      ...consoleOrigin(settings)
+      allowedHosts: hosts,
+      ...(service.servesConsole === true ? { console: consoleSettings(settings, hosts) } : {}),
+      consoleOrigins: consoleOrigins(settings, hosts)
     })
     return yield* listen(handler, {
       host: settings.host,
@@ -179,6 +194,7 @@ export const runProcess = (options: {
     yield* Effect.logInfo(
       `${options.name}: authentication ${Option.isSome(settings.apiToken) ? "by bearer token (API_TOKEN)" : "off"}, ` +
         `CORS ${settings.corsOrigins.length === 0 ? "off" : `for ${settings.corsOrigins.join(", ")}`}, ` +
+        `host names ${hostNamesShown(allowedHostNames(settings))}, ` +
         `OTLP export ${
           [settings.otlp.traces ? "traces" : "", settings.otlp.metrics ? "metrics" : ""].filter((each) => each !== "").join(" and ") ||
           "off"

@@ -1,6 +1,6 @@
 import { Config, ConfigError, ConfigProvider, Context, Effect, Either, Layer, Option, Redacted } from "effect"
 import { type OtlpExport, otlpExport } from "./OtlpSettings.js"
-import { host, maxTimerMillis, oneOf, originUrl, origins, port, positive, refusal, wholeNumber } from "./Variables.js"
+import { host, hostNames, maxTimerMillis, oneOf, originUrl, origins, port, positive, refusal, wholeNumber } from "./Variables.js"
 
 /**
  * What a process reads from its environment, besides the database (see DatabaseSettings). Each
@@ -9,6 +9,11 @@ import { host, maxTimerMillis, oneOf, originUrl, origins, port, positive, refusa
  */
 export interface SettingsValues {
   readonly host: string
+  /**
+   * ALLOWED_HOSTS: the host names (and addresses) the ports answer to besides their defaults
+   * (AllowedHostNames.ts), or any (`*`).
+   */
+  readonly allowedHosts: { readonly any: boolean; readonly names: ReadonlyArray<string> }
   readonly readMaxBytes: number
   readonly shutdownGraceMillis: number
   /** On SIGTERM, how long to go on serving while saying not ready, before the ports close (0: none). */
@@ -54,6 +59,7 @@ const apiToken = Config.option(Config.string("API_TOKEN")).pipe(
 
 export const settings: Config.Config<SettingsValues> = Config.all({
   host: host("HOST", "127.0.0.1"),
+  allowedHosts: hostNames("ALLOWED_HOSTS"),
   readMaxBytes: positive("MAX_BODY_BYTES", 1024 * 1024),
   shutdownGraceMillis: positive("SHUTDOWN_GRACE_MS", 10_000),
   shutdownDrainMillis: wholeNumber("SHUTDOWN_DRAIN_MS", 0, 0, maxTimerMillis),

@@ -23,6 +23,9 @@ ${
       "                      (default ./.data; memory:// keeps nothing)\n"
     : ""
 }  HOST                IP address or host name to bind (default 127.0.0.1)
+  ALLOWED_HOSTS       comma-separated host names and addresses the ports answer to besides HOST and
+                      localhost (bound to 0.0.0.0 or ::, the machine's own addresses and host name), or *
+                      for any; another Host is answered 421 (the probes and gRPC health excepted)
 ${
   name === "all"
     ? "  ORG_PORT, PROFILE_PORT, LICENSE_PORT, WORKFLOW_PORT   ports (default 9090, 9091, 9092, 8081)"

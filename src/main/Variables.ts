@@ -1,5 +1,6 @@
 import { Config, ConfigError, Either, Option } from "effect"
 import * as net from "node:net"
+import { hostOf } from "../transports/http/AllowedHosts.js"
 
 /**
  * Environment variables, each checked when the process starts: a value that breaks its rule stops
@@ -72,6 +73,28 @@ export const host = (name: string, fallback: string): Config.Config<string> =>
     fallback,
     "must be an IP address or a host name",
     (value) => (net.isIP(value) !== 0 || hostName.test(value) ? value : undefined)
+  )
+
+/** A host as a URL and a Host header write it: lowercase, an IPv6 address in brackets. */
+export const urlHost = (value: string): string | undefined => {
+  const bare = value.startsWith("[") && value.endsWith("]") ? value.slice(1, -1) : value
+  if (net.isIPv6(bare)) return hostOf(`[${bare}]`)
+  return net.isIPv4(bare) || hostName.test(bare) ? hostOf(bare) : undefined
+}
+
+/** `*`, or host names and IP addresses, comma-separated; each as `urlHost` writes it. */
+export const hostNames = (name: string): Config.Config<{ readonly any: boolean; readonly names: ReadonlyArray<string> }> =>
+  variable(
+    name,
+    { any: false, names: [] },
+    "must be * or comma-separated host names or IP addresses, without scheme or port (api.example.com,10.0.0.5)",
+    (value) => {
+      const list = value.split(",").map((each) => each.trim()).filter((each) => each !== "")
+      const names = list.filter((each) => each !== "*").map(urlHost)
+      return names.every((each) => each !== undefined)
+        ? { any: list.includes("*"), names: [...new Set(names as Array<string>)] }
+        : undefined
+    }
   )
 
 /** Browsers send `scheme://host[:port]` exactly; any other spelling would silently never match. */

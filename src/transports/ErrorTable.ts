@@ -20,6 +20,7 @@ export type FailureKind =
   | "DeadlineExceeded"
   | "MethodNotAllowed"
   | "UnsupportedMediaType"
+  | "MisdirectedRequest"
   | "Internal"
 
 /** The one mapping table: a failure's kind -> its code in each style. */
@@ -36,6 +37,10 @@ export const errorTable: { readonly [K in FailureKind]: WireError } = {
   MethodNotAllowed: { connect: Code.Unimplemented, grpc: 12, http: 405, graphql: "METHOD_NOT_ALLOWED" },
   // A body that is not JSON in UTF-8 where JSON is required; the body is not read.
   UnsupportedMediaType: { connect: Code.InvalidArgument, grpc: 3, http: 415, graphql: "UNSUPPORTED_MEDIA_TYPE" },
+  // A Host this server does not answer to (ALLOWED_HOSTS, http/AllowedHosts.ts): HTTP 421 (Connect
+  // unary too, its body saying invalid_argument); Connect and gRPC have no such code, and the
+  // request is the caller's mistake.
+  MisdirectedRequest: { connect: Code.InvalidArgument, grpc: 3, http: 421, graphql: "MISDIRECTED_REQUEST" },
   Internal: { connect: Code.Internal, grpc: 13, http: 500, graphql: "INTERNAL" }
 }
 

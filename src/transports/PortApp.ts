@@ -13,10 +13,11 @@ import { connectNodeAdapter } from "./connect/ConnectNodeAdapter.js"
 import { healthService } from "./connect/HealthService.js"
 import { reflectionServices } from "./connect/ReflectionService.js"
 import { graphqlHandler } from "./graphql/GraphqlApis.js"
+import { type AllowedHosts, hostCheck } from "./http/AllowedHosts.js"
 import { corsPolicy } from "./http/Cors.js"
 import { inFlightLimit } from "./http/InFlightLimit.js"
 import { probes } from "./http/Probes.js"
-import { consolePages, type ServiceOrigins } from "./pages/Console.js"
+import { consolePages, type ConsoleSettings } from "./pages/Console.js"
 import { pages } from "./pages/Pages.js"
 import { isRpcPath } from "./http/Calls.js"
 import { bearerAuth } from "./http/BearerAuth.js"
@@ -43,10 +44,12 @@ export interface PortAppOptions {
   readonly accessLog: boolean
   /** Whether a tracer is configured (main provides it): then every call gets a server span. */
   readonly tracing: boolean
+  /** The host names the port answers to (ALLOWED_HOSTS); any other is refused. */
+  readonly allowedHosts: AllowedHosts
   /** Where the services answer, when this port serves the onboarding console (the workflow port). */
-  readonly console?: ServiceOrigins
-  /** The console's origin for a host name, when this process serves one: its calls are allowed by CORS. */
-  readonly consoleOrigin?: (hostname: string) => string
+  readonly console?: ConsoleSettings
+  /** The console's origins, when this process serves one: its calls are allowed by CORS. */
+  readonly consoleOrigins?: ReadonlyArray<string>
 }
 
 const noSuchPath = "no such path on this port"
@@ -108,13 +111,14 @@ export const portApp = <R, Rpcs extends Rpc.Any>(api: ServiceApi<R, Rpcs>, optio
     // Exactly the paths connect-node routes to Health (it matches the path as sent, up to `?`).
     const healthPaths = new Set(Health.methods.map((method) => `/${Health.typeName}/${method.name}`))
     return portPipeline({
-      cors: corsPolicy(options.corsOrigins, options.consoleOrigin),
+      cors: corsPolicy(options.corsOrigins, options.consoleOrigins),
       probes: probes(isReady),
       pages: options.console === undefined
         ? pages
         : ((shown) => (request, response) => pages(request, response) || shown(request, response))(consolePages(options.console)),
       isHealth: (path) => healthPaths.has(path),
       health: connect,
+      misdirected: hostCheck(options.allowedHosts),
       authentication: bearerAuth(options.apiToken),
       metrics: metricsEndpoint,
       telemetry: callTelemetry(runtime, serviceName, {

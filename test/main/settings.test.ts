@@ -52,6 +52,9 @@ const refused: ReadonlyArray<readonly [Record<string, string>, string]> = [
   [{ DATA_DIR: "idb://onboarding" }, "org: DATA_DIR=idb://onboarding is not valid: must be a directory path, or memory://"],
   [{ HOST: "local host" }, `org: HOST="local host" is not valid: must be an IP address or a host name`],
   [{ HOST: "-x.example" }, "org: HOST=-x.example is not valid: must be an IP address or a host name"],
+  [{ ALLOWED_HOSTS: "https://api.example.com" }, "org: ALLOWED_HOSTS=https://api.example.com is not valid: must be * or comma-separated host names or IP addresses, without scheme or port (api.example.com,10.0.0.5)"],
+  [{ ALLOWED_HOSTS: "api.example.com:443" }, "org: ALLOWED_HOSTS=api.example.com:443 is not valid: must be * or comma-separated host names or IP addresses, without scheme or port (api.example.com,10.0.0.5)"],
+  [{ ALLOWED_HOSTS: "a.example,*.example.com" }, "org: ALLOWED_HOSTS=a.example,*.example.com is not valid: must be * or comma-separated host names or IP addresses, without scheme or port (api.example.com,10.0.0.5)"],
   [
     { CORS_ORIGINS: "https://app.example.com,app.example.org" },
     "org: CORS_ORIGINS=https://app.example.com,app.example.org is not valid: must be * or comma-separated origins " +
@@ -155,6 +158,16 @@ describe("settings: what is accepted", () => {
       for (const host of ["0.0.0.0", "::", "localhost", "api.example.com"]) {
         expect((yield* read(settings, { HOST: host })).host).toBe(host)
       }
+    }))
+
+  it.effect("ALLOWED_HOSTS: names and addresses as a Host header writes them, or * for any", () =>
+    Effect.gen(function*() {
+      expect((yield* read(settings, {})).allowedHosts).toEqual({ any: false, names: [] })
+      expect((yield* read(settings, { ALLOWED_HOSTS: " API.Example.com, 10.0.0.5,[::1], ::2, api.example.com " })).allowedHosts).toEqual({
+        any: false,
+        names: ["api.example.com", "10.0.0.5", "[::1]", "[::2]"]
+      })
+      expect((yield* read(settings, { ALLOWED_HOSTS: "*" })).allowedHosts).toEqual({ any: true, names: [] })
     }))
 
   it.effect("CORS origins, API_TOKEN kept secret", () =>

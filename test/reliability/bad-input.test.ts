@@ -1665,9 +1665,17 @@ const emptyMessage = `${notUuid("id")}; name: must not be blank`
     style,
     "binary garbage",
     "org",
-    post(Uint8Array.from([0xff, 0xfe, 0x00]), "application/octet-stream"),
+    post(Uint8Array.from([0xff, 0xfe, 0x00]), "application/json"),
     frameRefused(/^the request body is not valid UTF-8$/)
   )
+  // Only the serialization's own media type is read (a browser sends the others cross-site unasked).
+  for (const contentType of ["application/octet-stream", "text/plain"]) {
+    add(style, `a frame sent as ${contentType}`, "org", post(rpcRequest("GetOrg", { id: id() }), contentType), {
+      status: 415,
+      code: 3,
+      message: /^the request body must be one request frame in JSON \(Content-Type: application\/json\)$/
+    })
+  }
   add(
     style,
     "a number for the id",

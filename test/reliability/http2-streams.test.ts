@@ -358,7 +358,7 @@ describe(`authentication before the body, over HTTP/2 (${testDatabaseKind})`, ()
         const body = JSON.stringify(org)
         for (const path of ["/grpc.health.v1.Health/../org.v1beta1.OrgService/CreateOrg", "/grpc.health.v1.Health/Check/x"]) {
           const sneaky = yield* Effect.promise(() =>
-            rawHttp(urls.org, `POST ${path} HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n${body}`)
+            rawHttp(urls.org, `POST ${path} HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n${body}`)
           )
           expect({ path, status: sneaky.status }).toEqual({ path, status: 401 })
         }

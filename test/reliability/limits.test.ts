@@ -279,9 +279,9 @@ describe(`request body cap (MAX_BODY_BYTES = ${maxBody}; ${testDatabaseKind})`, 
           const body = `{"name":"${"a".repeat(5 * maxBody)}"}`
           // Sent whole, with the next request right behind it on the same connection.
           raw.socket.write(
-            `POST ${path()} HTTP/1.1\r\nhost: limits\r\ncontent-type: application/json\r\n` +
+            `POST ${path()} HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n` +
               `content-length: ${body.length}\r\n\r\n${body}` +
-              `GET /healthz HTTP/1.1\r\nhost: limits\r\n\r\n`
+              `GET /healthz HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n`
           )
           yield* Effect.promise(async () => {
             while (!raw.received().includes("{\"status\":\"ok\"}") && !raw.isClosed()) {
@@ -472,7 +472,7 @@ describe(`slow clients and the connection cap (${testDatabaseKind})`, () => {
         const urls = yield* Services
         const raw = yield* Effect.promise(() => rawConnection(urls.org))
         raw.socket.write(
-          `PUT ${orgPath()} HTTP/1.1\r\nhost: limits\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n`
+          `PUT ${orgPath()} HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n`
         )
         // One byte every 100 ms: never idle, and 1000 bytes would take 100 s.
         dribble(raw, ["{\"name\":\"", ...Array.from({ length: 990 }, () => "a")], 100)
@@ -485,7 +485,7 @@ describe(`slow clients and the connection cap (${testDatabaseKind})`, () => {
       Effect.gen(function*() {
         const urls = yield* Services
         const raw = yield* Effect.promise(() => rawConnection(urls.org))
-        raw.socket.write("GET /healthz HTTP/1.1\r\nhost: limits\r\n\r\n")
+        raw.socket.write("GET /healthz HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n")
         yield* Effect.promise(async () => {
           while (!raw.received().includes("{\"status\":\"ok\"}")) await new Promise((resolve) => setTimeout(resolve, 5))
         }).pipe(Effect.timeout(5_000), Effect.orDie)

@@ -1,28 +1,25 @@
 import { cors } from "@connectrpc/connect"
 import type { Request, Response } from "./PortListener.js"
 
-/** The host name a request was sent to (Host, or HTTP/2's :authority), without its port. */
-export const hostnameOf = (request: Request): string => {
-  const authority = String(request.headers[":authority"] ?? request.headers.host ?? "")
-  return authority.startsWith("[") ? authority.slice(0, authority.indexOf("]") + 1) : authority.split(":")[0]!
-}
-
 /**
  * CORS for browsers, off unless origins are listed (`*` allows any), or for the onboarding console
- * this process serves, at the host name the browser used (`consoleOrigin`): its pages call the
- * other services' ports, so the all-in-one process works in a browser with no setting. Allowed origins get the
+ * this process serves (`consoleOrigins`: its origin at each host name the process answers to, from
+ * the settings): its pages call the other services' ports, so the all-in-one process works in a
+ * browser with no setting. Nothing here is taken from the request but its Origin, compared with
+ * those lists: an origin built from its Host would be whatever the caller says (a page on
+ * `attacker.test` that got its name resolved to us). Allowed origins get the
  * headers that Connect and gRPC-Web need (connect-es publishes the lists) plus `Authorization`,
  * and may read the call's `X-Request-Id`.
  * Returns true when it answered the request itself (a preflight).
  */
-export const corsPolicy = (origins: ReadonlyArray<string>, consoleOrigin?: (hostname: string) => string) => {
+export const corsPolicy = (origins: ReadonlyArray<string>, consoleOrigins: ReadonlyArray<string> = []) => {
   const allowMethods = [...new Set([...cors.allowedMethods, "PUT"])].join(", ")
   const allowHeaders = [...new Set([...cors.allowedHeaders, "Authorization"])].join(", ")
   const exposeHeaders = [...cors.exposedHeaders, "X-Request-Id", "Traceresponse"].join(", ")
   return (request: Request, response: Response): boolean => {
     const origin = request.headers["origin"]
     if (typeof origin !== "string") return false
-    const ownConsole = consoleOrigin !== undefined && origin === consoleOrigin(hostnameOf(request))
+    const ownConsole = consoleOrigins.includes(origin)
     if (origins.length === 0 && !ownConsole) return false
     const preflight = request.method === "OPTIONS" && request.headers["access-control-request-method"] !== undefined
     if (!ownConsole && !origins.includes("*") && !origins.includes(origin)) {

@@ -1,6 +1,7 @@
 import type { Request, RequestHandler, Response } from "./PortListener.js"
 import type { CallTelemetry } from "./CallTelemetry.js"
 import { beginCall, pathOf } from "./Calls.js"
+import { refuse, type Refusal } from "./Refusal.js"
 import { assignRequestId } from "./RequestId.js"
 
 /** A step of the pipeline: true when it has answered the request itself, false to let it on. */
@@ -16,6 +17,8 @@ export interface PortPipeline {
   /** Whether a path is gRPC health, which `health` serves. */
   readonly isHealth: (path: string) => boolean
   readonly health: RequestHandler
+  /** How a request naming a host this port does not answer to is refused (AllowedHosts.ts), if it is. */
+  readonly misdirected: (request: Request) => Refusal | undefined
   /** Refuses a call without the bearer token when one is configured. */
   readonly authentication: Step
   /** `GET /metrics` (behind authentication; not itself a call). */
@@ -30,10 +33,17 @@ export interface PortPipeline {
 
 /**
  * Every call on a port, in every style, passes here first, in this order: it gets its request id;
- * CORS; the probes; the pages for people; gRPC health, which is open and needs no place under the in-flight limit (a
- * saturated port still says it is alive); `/metrics`, behind authentication; then the call is
- * recorded (Calls.ts: told to `finished` when its response is over, refusals included);
- * authentication, from the headers alone, before any body is read; admission; its style.
+ * CORS; the probes; gRPC health, which is open and needs no place under the in-flight limit (a
+ * saturated port still says it is alive); the host rule (what is not the probes or health must
+ * name a host this port answers to); the pages for people; `/metrics`, behind authentication;
+ * then the call is recorded (Calls.ts: told to `finished` when its response is over, refusals
+ * included, a misdirected request too); authentication, from the headers alone, before any body
+ * is read; admission; its style.
+ *
+ * The probes and gRPC health are open to any Host as they are to callers without the token: load
+ * balancers and orchestrators check a replica by its address or by a name of their own, and the
+ * answers hold no data. A CORS preflight is answered before the host rule: its answer does not
+ * depend on the Host, and the call it announces meets the rule.
  *
  * Written on Node's request and response rather than as the platform's HttpMiddleware: connect-node
  * and graphql-http take Node's request and response themselves, so a middleware of the platform's
@@ -41,13 +51,18 @@ export interface PortPipeline {
  */
 export const portPipeline = (steps: PortPipeline): RequestHandler => (request, response) => {
   const requestId = assignRequestId(request, response)
-  if (steps.cors(request, response) || steps.probes(request, response) || steps.pages(request, response)) return
+  if (steps.cors(request, response) || steps.probes(request, response)) return
   const path = pathOf(request)
   if (steps.isHealth(path)) return steps.health(request, response)
-  if (path === "/metrics") return void (steps.authentication(request, response) || steps.metrics(request, response))
+  const misdirected = steps.misdirected(request)
+  if (misdirected === undefined) {
+    if (steps.pages(request, response)) return
+    if (path === "/metrics") return void (steps.authentication(request, response) || steps.metrics(request, response))
+  }
   const call = beginCall(request, requestId, path)
   steps.telemetry.started(call, request, response)
   response.once("close", () => steps.telemetry.finished(call, response))
+  if (misdirected !== undefined) return refuse(request, response, misdirected)
   if (steps.authentication(request, response) || steps.admission(request, response)) return
   steps.styles(request, response)
 }

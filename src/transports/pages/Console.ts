@@ -3,16 +3,29 @@ import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import type { Request, Response } from "../http/PortListener.js"
 import { pathOf } from "../http/Calls.js"
-import { hostnameOf } from "../http/Cors.js"
+import { requestHost } from "../http/AllowedHosts.js"
 import { asset, type Asset } from "./PackageFiles.js"
 import { contentSecurityPolicy, css, javascript, page, send } from "./PageResponses.js"
 
 /** The four services' origins as a browser reaches them, given the host name it used for this one. */
-export type ServiceOrigins = (hostname: string) => {
+export type ServiceOrigins = (hostname: string | undefined) => {
   readonly org: string
   readonly profile: string
   readonly license: string
   readonly workflow: string
+}
+
+/** What the console is told by the settings: where it finds the services. */
+export interface ConsoleSettings {
+  /** For `/console/config.json`: the origins at the host name the browser used (one the port answers to). */
+  readonly origins: ServiceOrigins
+  /**
+   * Every origin the console's scripts may call (its Content-Security-Policy's `connect-src`): the
+   * services at each host name the process answers to, or their `*_SERVICE_URL`. Fixed at start:
+   * a policy built from the request's Host would be whatever the caller wrote there
+   * (`Host: evil.example; script-src *`).
+   */
+  readonly connectTo: ReadonlyArray<string>
 }
 
 /**
@@ -94,29 +107,30 @@ th, td { text-align: left; padding: .3rem .5rem; border-bottom: 1px solid #e1e4e
  * The onboarding console, served by the workflow service at `GET /`: the page, its scripts at
  * `/console/*.js`, and `/console/config.json`, which says where each service answers.
  */
-export const consolePages = (origins: ServiceOrigins) => (request: Request, response: Response): boolean => {
-  if (request.method !== "GET" && request.method !== "HEAD") return false
-  const path = pathOf(request)
-  if (path === "/") {
-    send(request, response, consolePage, "no-cache", {
-      "content-security-policy": contentSecurityPolicy(Object.values(origins(hostnameOf(request))))
-    })
+export const consolePages = (settings: ConsoleSettings) => {
+  const policy = { "content-security-policy": contentSecurityPolicy(settings.connectTo) }
+  return (request: Request, response: Response): boolean => {
+    if (request.method !== "GET" && request.method !== "HEAD") return false
+    const path = pathOf(request)
+    if (path === "/") {
+      send(request, response, consolePage, "no-cache", policy)
+      return true
+    }
+    if (path === "/console/config.json") {
+      const body = JSON.stringify({ services: settings.origins(requestHost(request)) })
+      response.writeHead(200, { "content-type": "application/json", "cache-control": "no-store", "content-length": Buffer.byteLength(body) })
+      if (request.method === "HEAD") response.end()
+      else response.end(body)
+      return true
+    }
+    if (path === "/console/console.css") {
+      send(request, response, styles, "no-cache")
+      return true
+    }
+    const script = path.startsWith("/console/") ? scripts.get(path.slice("/console/".length)) : undefined
+    if (script === undefined) return false
+    // Revalidated each time (ETag): a rebuilt console is seen at once.
+    send(request, response, script, "no-cache")
     return true
   }
-  if (path === "/console/config.json") {
-    const body = JSON.stringify({ services: origins(hostnameOf(request)) })
-    response.writeHead(200, { "content-type": "application/json", "cache-control": "no-store", "content-length": Buffer.byteLength(body) })
-    if (request.method === "HEAD") response.end()
-    else response.end(body)
-    return true
-  }
-  if (path === "/console/console.css") {
-    send(request, response, styles, "no-cache")
-    return true
-  }
-  const script = path.startsWith("/console/") ? scripts.get(path.slice("/console/".length)) : undefined
-  if (script === undefined) return false
-  // Revalidated each time (ETag): a rebuilt console is seen at once.
-  send(request, response, script, "no-cache")
-  return true
 }

@@ -33,15 +33,28 @@ const routesOf = (api: HttpApi.HttpApi.Any) => {
   return [...routes.values()]
 }
 
+/** Whether a path's percent-escapes decode to UTF-8 (`%ff%fe` does not). */
+const decodes = (path: string): boolean => {
+  try {
+    decodeURIComponent(path)
+    return true
+  } catch {
+    return false
+  }
+}
+
 /**
- * The answers the platform would give in its own form, given in the REST form: a path of this
- * port with another method is 405 with `Allow`, any other path 404.
+ * The answers the platform would give in its own form, given in the REST form: a path whose
+ * escapes are not UTF-8 is 400 (the router finds no route for it, and it would otherwise read as
+ * its route with another method), a path of this port with another method is 405 with `Allow`,
+ * any other path 404.
  */
 const restRefusals = (api: HttpApi.HttpApi.Any) => {
   const routes = routesOf(api)
   const answer = (error: unknown) => {
     if (error instanceof HttpServerError.RouteNotFound) {
       const path = error.request.url.split("?", 1)[0]!
+      if (!decodes(path)) return errorReply("InvalidArgument", "the path is not valid percent-encoded UTF-8")
       const allowed = routes.filter((route) => route.pattern.test(path)).flatMap((route) => route.methods)
       return allowed.length > 0 ? methodNotAllowed(allowed) : errorReply("NotFound", "no such path on this port")
     }
@@ -125,9 +138,11 @@ export const restApp = <E, R>(
       )
     )
     const app = yield* Effect.provide(HttpApiBuilder.httpApp, context)
-    // Built once per port: the document does not change while the process runs.
+    // Built once per port: the document does not change while the process runs. Private: with
+    // API_TOKEN it is behind the token, and `public` would let a shared cache store the answer to
+    // a request with the token and hand it to callers without one (RFC 9111 §3.5).
     const document = HttpServerResponse.unsafeJson(openApiDocument(api), {
-      headers: { "cache-control": "public, max-age=300" }
+      headers: { "cache-control": "private, max-age=300" }
     })
     return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
       const path = request.url.split("?", 1)[0]

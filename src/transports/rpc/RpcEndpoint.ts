@@ -16,7 +16,8 @@ import { namesOtherCharset, utf8Text } from "../http/Utf8Text.js"
 import { errorReply } from "../rest/RestCall.js"
 
 /**
- * `POST /rpc`: one @effect/rpc request frame in JSON, checked before @effect/rpc reads it.
+ * `POST /rpc`: one @effect/rpc request frame in JSON (`Content-Type: application/json`, and
+ * nothing else), checked before @effect/rpc reads it.
  *
  * @effect/rpc answers a body it cannot use (JSON that does not parse, a frame of an unknown kind
  * or procedure, an id that is not a number) with a Defect frame carrying the JavaScript error's
@@ -62,6 +63,18 @@ const readFrame = (body: Buffer, tags: ReadonlySet<string>): string | Record<str
   }
   return frame
 }
+
+/** The media type of the serialization /rpc speaks (RpcSerialization.layerJson), which its typed client sends. */
+const frameMediaType = RpcSerialization.json.contentType
+
+/**
+ * Whether a Content-Type is /rpc's media type (any parameters aside). Anything else is refused
+ * unread, as REST, Connect and GraphQL refuse it: a browser sends `text/plain`, a form's types,
+ * or no type at all to any site without asking first (no CORS preflight), so a page the user
+ * visits could otherwise create orgs and workflows here with a `fetch` or an HTML form.
+ */
+const isFrameMediaType = (contentType: string | undefined): boolean =>
+  (contentType ?? "").split(";", 1)[0]!.trim().toLowerCase() === frameMediaType
 
 const internalError = { name: "Error", message: "internal error" }
 
@@ -188,6 +201,9 @@ export const rpcEndpoint = <Rpcs extends Rpc.Any>(group: RpcGroup.RpcGroup<Rpcs>
     const checks = shapeChecks(rpcs)
     return Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
+      if (!isFrameMediaType(request.headers["content-type"])) {
+        return errorReply("UnsupportedMediaType", `the request body must be one request frame in JSON (Content-Type: ${frameMediaType})`)
+      }
       if (namesOtherCharset(request.headers["content-type"])) {
         return errorReply("UnsupportedMediaType", "the request body must be JSON in UTF-8")
       }

@@ -8,8 +8,12 @@ import { startAllInOne, stopProcess } from "./Servers.js"
 /** Debian's Chromium (playwright's own browser download cannot run here), or undefined without it. */
 export const chromiumPath = systemTool("chromium")
 
-/** Headless Chromium as this machine allows it: no sandbox as root, nothing reached over the network. */
-export const launchBrowser = (): Promise<Browser> =>
+/**
+ * Headless Chromium as this machine allows it: no sandbox as root, nothing reached over the
+ * network. `args` adds switches (`--host-resolver-rules`, to give a name the address a DNS server
+ * of the test's would).
+ */
+export const launchBrowser = (args: ReadonlyArray<string> = []): Promise<Browser> =>
   chromium.launch({
     executablePath: chromiumPath!,
     args: [
@@ -19,7 +23,8 @@ export const launchBrowser = (): Promise<Browser> =>
       "--no-first-run",
       "--disable-background-networking",
       "--disable-component-update",
-      "--disable-sync"
+      "--disable-sync",
+      ...args
     ]
   })
 
