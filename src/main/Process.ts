@@ -5,6 +5,7 @@ import * as Database from "../services/Database.js"
 import { DatabaseHealth, HealthCheckInterval } from "../services/DatabaseHealth.js"
 import { Draining, drainingHealth } from "../services/Draining.js"
 import type { ListenError } from "../transports/http/PortListener.js"
+import { HealthWatches } from "../transports/connect/HealthWatches.js"
 import { listen } from "../transports/http/PortListener.js"
 import { portApp } from "../transports/PortApp.js"
 import type { AllowedHosts } from "../transports/http/AllowedHosts.js"
@@ -121,7 +122,7 @@ export interface PortPlan {
     port: number,
     settings: SettingsValues,
     processName: string
-  ) => Layer.Layer<never, unknown, SqlClient.SqlClient | Draining>
+  ) => Layer.Layer<never, unknown, SqlClient.SqlClient | Draining | HealthWatches>
 }
 
 const plan = <R, Rpcs extends Rpc.Any>(
@@ -203,8 +204,9 @@ export const runProcess = (options: {
     const [first, ...others] = options.ports.map((port, i) => port.layer(ports[i]!, settings, options.name))
     const served = Layer.mergeAll(first!, ...others).pipe(
       Layer.provide(databaseLayer(options.name, database, policy)),
-      // One for the process: its ports drain together.
-      Layer.provide(Draining.Default(settings.shutdownDrainMillis))
+      // One for the process: its ports drain together, and count their Watch streams together.
+      Layer.provide(Draining.Default(settings.shutdownDrainMillis)),
+      Layer.provide(HealthWatches.layer(settings.maxHealthWatches))
     )
     // OpenTelemetry outlives the ports and the database: the last calls' spans and metrics are flushed at the end.
     const exported = settings.otlp.traces || settings.otlp.metrics

@@ -28,6 +28,8 @@ export interface SettingsValues {
   readonly graphqlMaxFields: number
   readonly maxStreamsPerConnection: number
   readonly maxRequestsInFlight: number
+  /** gRPC health Watch streams open at once in the process, all its ports together. */
+  readonly maxHealthWatches: number
   readonly healthCheckIntervalMillis: number
   /** One log line per call (ACCESS_LOG=off turns them off). */
   readonly accessLog: boolean
@@ -73,6 +75,7 @@ export const settings: Config.Config<SettingsValues> = Config.all({
   graphqlMaxFields: positive("GRAPHQL_MAX_FIELDS", 100),
   maxStreamsPerConnection: positive("MAX_STREAMS_PER_CONNECTION", 100),
   maxRequestsInFlight: positive("MAX_REQUESTS_IN_FLIGHT", 1024),
+  maxHealthWatches: positive("MAX_HEALTH_WATCHES", 10_000),
   healthCheckIntervalMillis: positive("HEALTH_CHECK_INTERVAL_MS", 1_000),
   accessLog: oneOf("ACCESS_LOG", "on", ["on", "off"] as const).pipe(Config.map((value) => value === "on")),
   otlp: otlpExport,

@@ -44,6 +44,8 @@ ${
   MAX_CONNECTIONS     open connections per port (default 1024)
   MAX_STREAMS_PER_CONNECTION  concurrent HTTP/2 streams per connection (default 100)
   MAX_REQUESTS_IN_FLIGHT      requests served at once per port; more get unavailable (default 1024)
+  MAX_HEALTH_WATCHES          gRPC health Watch streams open at once in the process; more get
+                              resource_exhausted (default 10000)
   HEALTH_CHECK_INTERVAL_MS    health answers probe the database at most this often (default 1000)
   HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, IDLE_TIMEOUT_MS   slow and idle clients (default 10000, 30000, 60000)
   GRAPHQL_MAX_DEPTH, GRAPHQL_MAX_FIELDS                     GraphQL operation bounds (default 8, 100; introspection apart)

@@ -9,8 +9,11 @@ import * as reflectionV1 from "../gen/grpc/reflection/v1/reflection_pb.js"
 import * as reflectionV1alpha from "../gen/grpc/reflection/v1alpha/reflection_pb.js"
 import { DatabaseHealth } from "../services/DatabaseHealth.js"
 import { effectCall } from "./connect/EffectCall.js"
-import { connectNodeAdapter } from "./connect/ConnectNodeAdapter.js"
+import { connectNodeAdapter, jsonOptionsFor } from "./connect/ConnectNodeAdapter.js"
 import { healthService } from "./connect/HealthService.js"
+import { healthSubscription } from "./connect/HealthSubscription.js"
+import { healthWatch } from "./connect/HealthWatch.js"
+import { HealthWatches } from "./connect/HealthWatches.js"
 import { reflectionServices } from "./connect/ReflectionService.js"
 import { graphqlHandler } from "./graphql/GraphqlApis.js"
 import { type AllowedHosts, hostCheck } from "./http/AllowedHosts.js"
@@ -19,7 +22,7 @@ import { inFlightLimit } from "./http/InFlightLimit.js"
 import { probes } from "./http/Probes.js"
 import { consolePages, type ConsoleSettings } from "./pages/Console.js"
 import { pages } from "./pages/Pages.js"
-import { isRpcPath } from "./http/Calls.js"
+import { isRpcPath, pathOf } from "./http/Calls.js"
 import { bearerAuth } from "./http/BearerAuth.js"
 import { portPipeline } from "./http/PortPipeline.js"
 import { callTelemetry, loadTracing } from "./http/CallTelemetry.js"
@@ -110,6 +113,16 @@ export const portApp = <R, Rpcs extends Rpc.Any>(api: ServiceApi<R, Rpcs>, optio
     })
     // Exactly the paths connect-node routes to Health (it matches the path as sent, up to `?`).
     const healthPaths = new Set(Health.methods.map((method) => `/${Health.typeName}/${method.name}`))
+    // Watch streams: one subscription to the health state for the port, a cap for the process.
+    const watchPath = `/${Health.typeName}/${Health.method.watch.name}`
+    const watch = healthWatch({
+      known: (service) => service === "" || service === serviceName,
+      subscription: yield* healthSubscription(database.changes),
+      watches: yield* HealthWatches,
+      readMaxBytes: options.readMaxBytes,
+      jsonOptions: jsonOptionsFor(Health.method.watch.input),
+      fallback: connect
+    })
     return portPipeline({
       cors: corsPolicy(options.corsOrigins, options.consoleOrigins),
       probes: probes(isReady),
@@ -117,7 +130,7 @@ export const portApp = <R, Rpcs extends Rpc.Any>(api: ServiceApi<R, Rpcs>, optio
         ? pages
         : ((shown) => (request, response) => pages(request, response) || shown(request, response))(consolePages(options.console)),
       isHealth: (path) => healthPaths.has(path),
-      health: connect,
+      health: (request, response) => (pathOf(request) === watchPath ? watch : connect)(request, response),
       misdirected: hostCheck(options.allowedHosts),
       authentication: bearerAuth(options.apiToken),
       metrics: metricsEndpoint,

@@ -12,6 +12,7 @@ import { Licenses } from "../../src/services/Licenses.js"
 import { Onboarding } from "../../src/services/Onboarding.js"
 import { Orgs } from "../../src/services/Orgs.js"
 import { Profiles } from "../../src/services/Profiles.js"
+import { HealthWatches } from "../../src/transports/connect/HealthWatches.js"
 import { Services } from "../e2e/support/Servers.js"
 import { TestDatabase } from "./TestDatabase.js"
 
@@ -50,6 +51,8 @@ export const inProcessServers = <S = never, E = never>(
   return Layer.scoped(Services, urls).pipe(
     Layer.provide(Layer.mergeAll(OrgOperationsLive, ProfileOperationsLive, LicenseOperationsLive, WorkflowOperationsLive)),
     Layer.provideMerge(services),
+    // One count of Watch streams for the four ports, as in a process.
+    Layer.provide(Layer.unwrapEffect(Effect.map(Settings, (settings) => HealthWatches.layer(settings.maxHealthWatches)))),
     // Access lines off unless a test asks: thousands of calls would bury the suite's own output.
     Layer.provide(Settings.defaultsWith({ shutdownGraceMillis: 1_000, accessLog: false, ...overrides }))
   )

@@ -145,7 +145,7 @@ const badTimestamps = (message: DescMessage, json: unknown, path: ReadonlyArray<
 const invalidArgument = (message: string) => connectError("InvalidArgument", message)
 
 /** The router's JSON read options for one method: strict UTF-8 (3), its Timestamps checked (4). */
-const jsonOptionsFor = (input: DescMessage) => {
+export const jsonOptionsFor = (input: DescMessage) => {
   const checksTimestamps = holdsTimestamp(input)
   return {
     // Forward compatibility: a newer client's extra JSON fields are ignored, as binary protobuf does.

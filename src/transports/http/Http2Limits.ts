@@ -41,7 +41,15 @@ const timedOut = (request: http2.Http2ServerRequest, response: http2.Http2Server
 export const withStreamDeadline = (handler: RequestHandler, millis: number): RequestHandler => (request, response) => {
   if (request instanceof http2.Http2ServerRequest) {
     const timer = setTimeout(() => timedOut(request, response as http2.Http2ServerResponse, millis), millis)
-    request.stream.once("close", () => clearTimeout(timer))
+    // Cleared as soon as the request is in (nothing left to time), not only when the stream closes:
+    // a stream that then stays open (a health Watch) would hold the timer, for nothing, until then.
+    const arrived = () => {
+      clearTimeout(timer)
+      request.off("end", arrived)
+      request.stream.off("close", arrived)
+    }
+    request.once("end", arrived)
+    request.stream.once("close", arrived)
   }
   handler(request, response)
 }
@@ -64,13 +72,16 @@ export const closeQuietSessions = (
       timer = setTimeout(() => open === 0 && session.destroy(), options.headersTimeoutMillis)
     }
     let timer = setTimeout(closeIfQuiet, options.headersTimeoutMillis)
+    // One listener for all the session's streams (a stream closes once): what each open stream
+    // holds here is an entry in its listener list, not a closure of its own.
+    const closed = () => {
+      open--
+      if (open === 0 && !session.closed) timer = setTimeout(closeIfQuiet, options.idleTimeoutMillis)
+    }
     session.on("stream", (stream: http2.ServerHttp2Stream) => {
       open++
       clearTimeout(timer)
-      stream.once("close", () => {
-        open--
-        if (open === 0 && !session.closed) timer = setTimeout(closeIfQuiet, options.idleTimeoutMillis)
-      })
+      stream.on("close", closed)
     })
     session.once("close", () => clearTimeout(timer))
   })
