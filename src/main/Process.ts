@@ -52,7 +52,7 @@ export const servePort = <R, Rpcs extends Rpc.Any>(service: ServicePort<R, Rpcs>
       readMaxBytes: settings.readMaxBytes,
       apiToken: settings.apiToken,
       corsOrigins: settings.corsOrigins,
-      graphqlLimits: { maxDepth: settings.graphqlMaxDepth, maxFields: settings.graphqlMaxFields },
+      graphqlLimits: { maxDepth: settings.graphqlMaxDepth, maxFields: settings.graphqlMaxFields, maxCalls: settings.graphqlMaxCalls },
       maxRequestsInFlight: settings.maxRequestsInFlight,
       accessLog: settings.accessLog,
       tracing: settings.otlp.traces,

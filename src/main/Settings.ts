@@ -21,6 +21,8 @@ export interface SettingsValues {
   readonly idleTimeoutMillis: number
   readonly graphqlMaxDepth: number
   readonly graphqlMaxFields: number
+  /** Service calls (fields at the root, aliases included) one GraphQL operation may make. */
+  readonly graphqlMaxCalls: number
   readonly maxStreamsPerConnection: number
   readonly maxRequestsInFlight: number
   readonly healthCheckIntervalMillis: number
@@ -65,6 +67,7 @@ export const settings: Config.Config<SettingsValues> = Config.all({
   idleTimeoutMillis: positive("IDLE_TIMEOUT_MS", 60_000),
   graphqlMaxDepth: positive("GRAPHQL_MAX_DEPTH", 8),
   graphqlMaxFields: positive("GRAPHQL_MAX_FIELDS", 100),
+  graphqlMaxCalls: positive("GRAPHQL_MAX_CALLS", 10),
   maxStreamsPerConnection: positive("MAX_STREAMS_PER_CONNECTION", 100),
   maxRequestsInFlight: positive("MAX_REQUESTS_IN_FLIGHT", 1024),
   healthCheckIntervalMillis: positive("HEALTH_CHECK_INTERVAL_MS", 1_000),

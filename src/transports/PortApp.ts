@@ -15,6 +15,7 @@ import { reflectionServices } from "./connect/ReflectionService.js"
 import { graphqlHandler } from "./graphql/GraphqlApis.js"
 import { corsPolicy } from "./http/Cors.js"
 import { inFlightLimit } from "./http/InFlightLimit.js"
+import type { QueryLimits } from "./graphql/QueryLimits.js"
 import { probes } from "./http/Probes.js"
 import { consolePages, type ServiceOrigins } from "./pages/Console.js"
 import { pages } from "./pages/Pages.js"
@@ -36,7 +37,7 @@ export interface PortAppOptions {
   readonly apiToken: Option.Option<Redacted.Redacted>
   /** Browser origins allowed by CORS; none by default, `*` for any. */
   readonly corsOrigins: ReadonlyArray<string>
-  readonly graphqlLimits: { readonly maxDepth: number; readonly maxFields: number }
+  readonly graphqlLimits: QueryLimits
   /** Requests served at once on the port (HTTP/1.1 and HTTP/2 together); more get `unavailable`. */
   readonly maxRequestsInFlight: number
   /** One log line per call. */
