@@ -53,6 +53,7 @@ export const servePort = <R, Rpcs extends Rpc.Any>(service: ServicePort<R, Rpcs>
       apiToken: settings.apiToken,
       corsOrigins: settings.corsOrigins,
       graphqlLimits: { maxDepth: settings.graphqlMaxDepth, maxFields: settings.graphqlMaxFields, maxCalls: settings.graphqlMaxCalls },
+      jsonBounds: { maxDepth: settings.jsonMaxDepth, maxValues: settings.jsonMaxValues },
       maxRequestsInFlight: settings.maxRequestsInFlight,
       accessLog: settings.accessLog,
       tracing: settings.otlp.traces,

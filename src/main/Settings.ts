@@ -23,6 +23,9 @@ export interface SettingsValues {
   readonly graphqlMaxFields: number
   /** Service calls (fields at the root, aliases included) one GraphQL operation may make. */
   readonly graphqlMaxCalls: number
+  /** Nesting and values a JSON request body may hold, counted before it is parsed (JsonBounds). */
+  readonly jsonMaxDepth: number
+  readonly jsonMaxValues: number
   readonly maxStreamsPerConnection: number
   readonly maxRequestsInFlight: number
   readonly healthCheckIntervalMillis: number
@@ -68,6 +71,8 @@ export const settings: Config.Config<SettingsValues> = Config.all({
   graphqlMaxDepth: positive("GRAPHQL_MAX_DEPTH", 8),
   graphqlMaxFields: positive("GRAPHQL_MAX_FIELDS", 100),
   graphqlMaxCalls: positive("GRAPHQL_MAX_CALLS", 10),
+  jsonMaxDepth: positive("JSON_MAX_DEPTH", 32),
+  jsonMaxValues: positive("JSON_MAX_VALUES", 1_000),
   maxStreamsPerConnection: positive("MAX_STREAMS_PER_CONNECTION", 100),
   maxRequestsInFlight: positive("MAX_REQUESTS_IN_FLIGHT", 1024),
   healthCheckIntervalMillis: positive("HEALTH_CHECK_INTERVAL_MS", 1_000),

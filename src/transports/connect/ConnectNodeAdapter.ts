@@ -19,6 +19,7 @@ import type { Request, RequestHandler, Response } from "../http/PortListener.js"
 import { codeToString } from "@connectrpc/connect/protocol-connect"
 import { answered, type Call, callOf, codeName } from "../http/Calls.js"
 import { refuse } from "../http/Refusal.js"
+import { type JsonBounds, jsonBoundsBroken, unboundedJson } from "../http/JsonBounds.js"
 
 /**
  * connect-node's adapter (`connectNodeAdapter`, 30 lines upstream), assembled here from the same
@@ -144,14 +145,20 @@ const badTimestamps = (message: DescMessage, json: unknown, path: ReadonlyArray<
 
 const invalidArgument = (message: string) => connectError("InvalidArgument", message)
 
-/** The router's JSON read options for one method: strict UTF-8 (3), its Timestamps checked (4). */
-const jsonOptionsFor = (input: DescMessage) => {
+/**
+ * The router's JSON read options for one method: strict UTF-8 (3), its Timestamps checked (4), and
+ * the JSON bounds (JSON_MAX_DEPTH, JSON_MAX_VALUES) held before anything parses the text — the
+ * decoder is the one seam connect-es gives between a JSON message's bytes and its parser.
+ */
+const jsonOptionsFor = (input: DescMessage, bounds: JsonBounds) => {
   const checksTimestamps = holdsTimestamp(input)
   return {
     // Forward compatibility: a newer client's extra JSON fields are ignored, as binary protobuf does.
     ignoreUnknownFields: true,
     textDecoder: {
       decode: (bytes?: Uint8Array): string => {
+        const broken = bytes === undefined ? undefined : jsonBoundsBroken(bytes, bounds)
+        if (broken !== undefined) throw connectError("ResourceExhausted", broken)
         let text: string
         try {
           text = fatal.decode(bytes)
@@ -471,7 +478,7 @@ const getRefusal = (handler: UniversalHandler, url: string): string | undefined 
 }
 
 /** A router that registers each method on its own, with that method's JSON read options. */
-const strictRouter = (router: ConnectRouter): ConnectRouter => {
+const strictRouter = (router: ConnectRouter, bounds: JsonBounds): ConnectRouter => {
   const strict: ConnectRouter = {
     handlers: router.handlers,
     service: (service: DescService, implementation, options) => {
@@ -479,13 +486,13 @@ const strictRouter = (router: ConnectRouter): ConnectRouter => {
       for (const method of service.methods) {
         router.rpc(method, spec.methods[method.localName]!.impl as never, {
           ...options,
-          jsonOptions: jsonOptionsFor(method.input)
+          jsonOptions: jsonOptionsFor(method.input, bounds)
         })
       }
       return strict
     },
     rpc: (method, implementation, options) => {
-      router.rpc(method, implementation, { ...options, jsonOptions: jsonOptionsFor(method.input) })
+      router.rpc(method, implementation, { ...options, jsonOptions: jsonOptionsFor(method.input, bounds) })
       return strict
     }
   }
@@ -493,6 +500,8 @@ const strictRouter = (router: ConnectRouter): ConnectRouter => {
 }
 
 export interface ConnectAdapterOptions extends ConnectRouterOptions {
+  /** JSON_MAX_DEPTH, JSON_MAX_VALUES: held by every JSON message, before it is parsed; unbounded if unset. */
+  readonly jsonBounds?: JsonBounds
   readonly routes: (router: ConnectRouter) => void
   /** Answers a path no service routes. */
   readonly fallback: RequestHandler
@@ -503,7 +512,8 @@ export interface ConnectAdapterOptions extends ConnectRouterOptions {
 /** connect-node's `connectNodeAdapter`, with the corrections above. */
 export const connectNodeAdapter = (options: ConnectAdapterOptions): RequestHandler => {
   const router = createConnectRouter({ acceptCompression: [compressionGzip, compressionBrotli], ...options })
-  options.routes(strictRouter(router))
+  options.routes(strictRouter(router, options.jsonBounds ?? unboundedJson))
+
   const handlers = new Map(router.handlers.map((handler) => [handler.requestPath, handler]))
 
   const serve = (handler: UniversalHandler, request: Request, response: Response) => {
