@@ -54,6 +54,7 @@ export const servePort = <R, Rpcs extends Rpc.Any>(service: ServicePort<R, Rpcs>
       corsOrigins: settings.corsOrigins,
       graphqlLimits: { maxDepth: settings.graphqlMaxDepth, maxFields: settings.graphqlMaxFields, maxCalls: settings.graphqlMaxCalls },
       jsonBounds: { maxDepth: settings.jsonMaxDepth, maxValues: settings.jsonMaxValues },
+      protobufMaxFields: settings.protobufMaxFields,
       maxRequestsInFlight: settings.maxRequestsInFlight,
       accessLog: settings.accessLog,
       tracing: settings.otlp.traces,

@@ -26,6 +26,8 @@ export interface SettingsValues {
   /** Nesting and values a JSON request body may hold, counted before it is parsed (JsonBounds). */
   readonly jsonMaxDepth: number
   readonly jsonMaxValues: number
+  /** Fields one binary protobuf request message may hold, nested messages' included, counted before it is decoded. */
+  readonly protobufMaxFields: number
   readonly maxStreamsPerConnection: number
   readonly maxRequestsInFlight: number
   readonly healthCheckIntervalMillis: number
@@ -73,6 +75,7 @@ export const settings: Config.Config<SettingsValues> = Config.all({
   graphqlMaxCalls: positive("GRAPHQL_MAX_CALLS", 10),
   jsonMaxDepth: positive("JSON_MAX_DEPTH", 32),
   jsonMaxValues: positive("JSON_MAX_VALUES", 1_000),
+  protobufMaxFields: positive("PROTOBUF_MAX_FIELDS", 1_000),
   maxStreamsPerConnection: positive("MAX_STREAMS_PER_CONNECTION", 100),
   maxRequestsInFlight: positive("MAX_REQUESTS_IN_FLIGHT", 1024),
   healthCheckIntervalMillis: positive("HEALTH_CHECK_INTERVAL_MS", 1_000),

@@ -47,6 +47,7 @@ ${
   GRAPHQL_MAX_CALLS   service calls (fields at the root) one GraphQL operation may make (default 10)
   JSON_MAX_DEPTH, JSON_MAX_VALUES   nesting and values (object members and array elements) a JSON
                       request body may hold, in every style, checked before parsing (default 32, 1000)
+  PROTOBUF_MAX_FIELDS fields one binary protobuf request message may hold, nested ones included (default 1000)
   DATABASE_CONNECT_TIMEOUT_MS, DATABASE_OPERATION_TIMEOUT_MS PostgreSQL waits (default 3000, 10000)
   LOG_LEVEL           debug, info, warning or error (default info); debug adds a failed start's details
   LOG_FORMAT          json (one object per line) or pretty (default: pretty on a terminal, else json)

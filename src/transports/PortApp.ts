@@ -41,6 +41,8 @@ export interface PortAppOptions {
   readonly graphqlLimits: QueryLimits
   /** Bounds on a JSON request body's nesting and values, in every style, checked before it is parsed. */
   readonly jsonBounds: JsonBounds
+  /** Fields a binary protobuf request message may hold (Connect, gRPC, gRPC-Web), checked before it is decoded. */
+  readonly protobufMaxFields: number
   /** Requests served at once on the port (HTTP/1.1 and HTTP/2 together); more get `unavailable`. */
   readonly maxRequestsInFlight: number
   /** One log line per call. */
@@ -82,6 +84,7 @@ export const portApp = <R, Rpcs extends Rpc.Any>(api: ServiceApi<R, Rpcs>, optio
     const connect = connectNodeAdapter({
       readMaxBytes: options.readMaxBytes,
       jsonBounds: options.jsonBounds,
+      protobufMaxFields: options.protobufMaxFields,
       routes: (router) => {
         api.connect.register(router, effectCall(runtime))
         router.service(Health, healthService([serviceName], database, runtime))

@@ -41,6 +41,7 @@ const refused: ReadonlyArray<readonly [Record<string, string>, string]> = [
   [{ GRAPHQL_MAX_CALLS: "0" }, whole("GRAPHQL_MAX_CALLS", "0")],
   [{ JSON_MAX_DEPTH: "-1" }, whole("JSON_MAX_DEPTH", "-1")],
   [{ JSON_MAX_VALUES: "1e3" }, whole("JSON_MAX_VALUES", "1e3")],
+  [{ PROTOBUF_MAX_FIELDS: "unbounded" }, whole("PROTOBUF_MAX_FIELDS", "unbounded")],
   [{ DATABASE_CONNECT_TIMEOUT_MS: "3s" }, whole("DATABASE_CONNECT_TIMEOUT_MS", "3s")],
   [{ DATABASE_OPERATION_TIMEOUT_MS: "-1" }, whole("DATABASE_OPERATION_TIMEOUT_MS", "-1")],
   [{ DATABASE_URL: "not a url" }, `org: DATABASE_URL="not a url" is not valid: must be a postgres:// or postgresql:// URL`],
