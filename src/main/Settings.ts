@@ -72,7 +72,7 @@ export const settings: Config.Config<SettingsValues> = Config.all({
   idleTimeoutMillis: positive("IDLE_TIMEOUT_MS", 60_000),
   graphqlMaxDepth: positive("GRAPHQL_MAX_DEPTH", 8),
   graphqlMaxFields: positive("GRAPHQL_MAX_FIELDS", 100),
-  graphqlMaxCalls: positive("GRAPHQL_MAX_CALLS", 10),
+  graphqlMaxCalls: positive("GRAPHQL_MAX_CALLS", 5),
   jsonMaxDepth: positive("JSON_MAX_DEPTH", 32),
   jsonMaxValues: positive("JSON_MAX_VALUES", 1_000),
   protobufMaxFields: positive("PROTOBUF_MAX_FIELDS", 1_000),
