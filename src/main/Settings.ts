@@ -26,6 +26,13 @@ export interface SettingsValues {
   readonly idleTimeoutMillis: number
   readonly graphqlMaxDepth: number
   readonly graphqlMaxFields: number
+  /** Service calls (fields at the root, aliases included) one GraphQL operation may make. */
+  readonly graphqlMaxCalls: number
+  /** Nesting and values a JSON request body may hold, counted before it is parsed (JsonBounds). */
+  readonly jsonMaxDepth: number
+  readonly jsonMaxValues: number
+  /** Fields one binary protobuf request message may hold, nested messages' included, counted before it is decoded. */
+  readonly protobufMaxFields: number
   readonly maxStreamsPerConnection: number
   readonly maxRequestsInFlight: number
   /** gRPC health Watch streams open at once in the process, all its ports together. */
@@ -73,6 +80,10 @@ export const settings: Config.Config<SettingsValues> = Config.all({
   idleTimeoutMillis: positive("IDLE_TIMEOUT_MS", 60_000),
   graphqlMaxDepth: positive("GRAPHQL_MAX_DEPTH", 8),
   graphqlMaxFields: positive("GRAPHQL_MAX_FIELDS", 100),
+  graphqlMaxCalls: positive("GRAPHQL_MAX_CALLS", 5),
+  jsonMaxDepth: positive("JSON_MAX_DEPTH", 32),
+  jsonMaxValues: positive("JSON_MAX_VALUES", 1_000),
+  protobufMaxFields: positive("PROTOBUF_MAX_FIELDS", 1_000),
   maxStreamsPerConnection: positive("MAX_STREAMS_PER_CONNECTION", 100),
   maxRequestsInFlight: positive("MAX_REQUESTS_IN_FLIGHT", 1024),
   maxHealthWatches: positive("MAX_HEALTH_WATCHES", 10_000),

@@ -49,6 +49,10 @@ ${
   HEALTH_CHECK_INTERVAL_MS    health answers probe the database at most this often (default 1000)
   HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, IDLE_TIMEOUT_MS   slow and idle clients (default 10000, 30000, 60000)
   GRAPHQL_MAX_DEPTH, GRAPHQL_MAX_FIELDS                     GraphQL operation bounds (default 8, 100; introspection apart)
+  GRAPHQL_MAX_CALLS   service calls (fields at the root) one GraphQL operation may make (default 5)
+  JSON_MAX_DEPTH, JSON_MAX_VALUES   nesting and values (object members and array elements) a JSON
+                      request body may hold, in every style, checked before parsing (default 32, 1000)
+  PROTOBUF_MAX_FIELDS fields one binary protobuf request message may hold, nested ones included (default 1000)
   DATABASE_CONNECT_TIMEOUT_MS, DATABASE_OPERATION_TIMEOUT_MS PostgreSQL waits (default 3000, 10000)
   LOG_LEVEL           debug, info, warning or error (default info); debug adds a failed start's details
   LOG_FORMAT          json (one object per line) or pretty (default: pretty on a terminal, else json)

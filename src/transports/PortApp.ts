@@ -19,6 +19,8 @@ import { graphqlHandler } from "./graphql/GraphqlApis.js"
 import { type AllowedHosts, hostCheck } from "./http/AllowedHosts.js"
 import { corsPolicy } from "./http/Cors.js"
 import { inFlightLimit } from "./http/InFlightLimit.js"
+import { CurrentJsonBounds, type JsonBounds } from "./http/JsonBounds.js"
+import type { QueryLimits } from "./graphql/QueryLimits.js"
 import { probes } from "./http/Probes.js"
 import { consolePages, type ConsoleSettings } from "./pages/Console.js"
 import { pages } from "./pages/Pages.js"
@@ -40,7 +42,11 @@ export interface PortAppOptions {
   readonly apiToken: Option.Option<Redacted.Redacted>
   /** Browser origins allowed by CORS; none by default, `*` for any. */
   readonly corsOrigins: ReadonlyArray<string>
-  readonly graphqlLimits: { readonly maxDepth: number; readonly maxFields: number }
+  readonly graphqlLimits: QueryLimits
+  /** Bounds on a JSON request body's nesting and values, in every style, checked before it is parsed. */
+  readonly jsonBounds: JsonBounds
+  /** Fields a binary protobuf request message may hold (Connect, gRPC, gRPC-Web), checked before it is decoded. */
+  readonly protobufMaxFields: number
   /** Requests served at once on the port (HTTP/1.1 and HTTP/2 together); more get `unavailable`. */
   readonly maxRequestsInFlight: number
   /** One log line per call. */
@@ -83,6 +89,8 @@ export const portApp = <R, Rpcs extends Rpc.Any>(api: ServiceApi<R, Rpcs>, optio
     // connect-node's adapter with our corrections to it, each named in ConnectNodeAdapter.ts.
     const connect = connectNodeAdapter({
       readMaxBytes: options.readMaxBytes,
+      jsonBounds: options.jsonBounds,
+      protobufMaxFields: options.protobufMaxFields,
       routes: (router) => {
         api.connect.register(router, effectCall(runtime))
         router.service(Health, healthService([serviceName], database, runtime))
@@ -104,11 +112,14 @@ export const portApp = <R, Rpcs extends Rpc.Any>(api: ServiceApi<R, Rpcs>, optio
     // The body limit goes into the runtime the handler captures, not around each request.
     const effectHttp = yield* NodeHttpServer.makeHandler(platformApp).pipe(
       HttpIncomingMessage.withMaxBodySize(Option.some(options.readMaxBytes)),
+      // REST and /rpc read the JSON bounds as they read the body limit: from the handler's runtime.
+      Effect.locally(CurrentJsonBounds, options.jsonBounds),
       // What the platform's handlers may use (none of ours does): its file system, ETags and paths.
       Effect.provide(NodeHttpServer.layerContext)
     )
     const graphql = graphqlHandler(api.graphql, runtime, {
       readMaxBytes: options.readMaxBytes,
+      jsonBounds: options.jsonBounds,
       limits: options.graphqlLimits
     })
     // Exactly the paths connect-node routes to Health (it matches the path as sent, up to `?`).
@@ -120,7 +131,8 @@ export const portApp = <R, Rpcs extends Rpc.Any>(api: ServiceApi<R, Rpcs>, optio
       subscription: yield* healthSubscription(database.changes),
       watches: yield* HealthWatches,
       readMaxBytes: options.readMaxBytes,
-      jsonOptions: jsonOptionsFor(Health.method.watch.input),
+      maxFields: options.protobufMaxFields,
+      jsonOptions: jsonOptionsFor(Health.method.watch.input, options.jsonBounds),
       fallback: connect
     })
     return portPipeline({

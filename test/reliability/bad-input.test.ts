@@ -1843,12 +1843,17 @@ describe(`bad input, every style (${testDatabaseKind})`, () => {
         expect(read.body).toEqual({ org: created })
       }))
 
-    // Renaming keys used to recurse once per nesting level and overflowed the stack (a 500).
-    it.effect("REST: a deeply nested unknown field is ignored", () =>
-      accepted("org", (urls) => {
-        const depth = 20_000
-        const body = `{"name": "Acme", "extra": ${"[".repeat(depth)}${"]".repeat(depth)}}`
-        return restCall(`${urls.org}/orgs/${id()}`, "PUT", body)
-      }, { orgs: 1 }))
+    // Renaming keys used to recurse once per nesting level and overflowed the stack (a 500). Within
+    // JSON_MAX_DEPTH (32) a nested unknown field is ignored; past it the body is refused unread.
+    const nestedExtra = (depth: number) => `{"name": "Acme", "extra": ${"[".repeat(depth)}${"]".repeat(depth)}}`
+    it.effect("REST: a nested unknown field within the depth bound is ignored", () =>
+      accepted("org", (urls) => restCall(`${urls.org}/orgs/${id()}`, "PUT", nestedExtra(30)), { orgs: 1 }))
+    it.effect("REST: a deeply nested unknown field is refused by the depth bound (413), nothing written", () =>
+      accepted("org", (urls) => restCall(`${urls.org}/orgs/${id()}`, "PUT", nestedExtra(20_000)), {}, (answer) =>
+        expect({ status: answer.status, code: answer.code, message: answer.message }).toEqual({
+          status: 413,
+          code: 8,
+          message: "the JSON nests objects and arrays more than 32 deep; at most 32 levels are allowed"
+        })))
   })
 })

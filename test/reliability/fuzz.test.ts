@@ -4,6 +4,7 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Effect, FastCheck as fc, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { Name } from "../../src/domain/Name.js"
+import { defaultSettings } from "../../src/main/Settings.js"
 import { LicenseOperations } from "../../src/operations/LicenseOperations.js"
 import { OrgOperations } from "../../src/operations/OrgOperations.js"
 import { ProfileOperations } from "../../src/operations/ProfileOperations.js"
@@ -848,8 +849,8 @@ describe(`fuzzing every style (${testDatabaseKind})`, () => {
 
     /**
      * What the servers' screens make of a document, worked out here with their code and the bounds
-     * they run with (defaultDocumentBounds; GRAPHQL_MAX_DEPTH 8 and GRAPHQL_MAX_FIELDS 100, the
-     * defaults): the refusal's message, or undefined where the document passes them. The cost is
+     * they run with (defaultDocumentBounds; GRAPHQL_MAX_DEPTH, GRAPHQL_MAX_FIELDS and GRAPHQL_MAX_CALLS
+     * at their defaults): the refusal's message, or undefined where the document passes them. The cost is
      * measured counting its work, which must stay within the document's selections.
      */
     const screened = (query: string): string | undefined => {
@@ -862,7 +863,8 @@ describe(`fuzzing every style (${testDatabaseKind})`, () => {
       }
       const { visits, selections } = measuredCosts(document)
       expect(visits).toBeLessThanOrEqual(selections)
-      return limitErrors(document, { maxDepth: 8, maxFields: 100 })[0]?.message
+      const { graphqlMaxCalls, graphqlMaxDepth, graphqlMaxFields } = defaultSettings
+      return limitErrors(document, { maxDepth: graphqlMaxDepth, maxFields: graphqlMaxFields, maxCalls: graphqlMaxCalls })[0]?.message
     }
 
     it.effect.prop(

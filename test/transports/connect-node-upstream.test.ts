@@ -41,6 +41,7 @@ const adapters: Record<"upstream" | "ours", RequestHandler> = {
   upstream: upstreamAdapter({ routes }) as RequestHandler,
   ours: ourAdapter({
     routes,
+    protobufMaxFields: 1_000,
     logFailure: (_request, message, error) => console.error(message, error),
     fallback: (_request, response) => {
       response.writeHead(404)
@@ -236,5 +237,29 @@ describe("bodilessRefusals", () => {
       allow: "POST, GET",
       body: { code: "unimplemented", message: "method not allowed; use POST, GET" }
     })
+  })
+})
+
+describe("unboundedBinaryFields", () => {
+  // CreateOrg {id: "x"} and 2,000 fields of a number it does not have (15, varint 1).
+  const manyFields = Buffer.concat([Uint8Array.from([0x0a, 0x01, 0x78]), Buffer.from("7801".repeat(2_000), "hex")])
+  const connect = (base: string) =>
+    fetch(`${base}${createOrg}`, { method: "POST", headers: { "content-type": "application/proto" }, body: manyFields })
+
+  it("upstream: a message of any number of fields is decoded, each unknown one kept", async () => {
+    expect((await connect(h1.upstream)).status).toBe(200)
+    expect((await grpcCall(h2.upstream, createOrg, envelope(manyFields)))["grpc-status"]).toBe("0")
+  })
+
+  it("ours: over PROTOBUF_MAX_FIELDS, resource_exhausted before it is decoded, in Connect and gRPC", async () => {
+    const reply = await connect(h1.ours)
+    expect({ status: reply.status, body: await reply.json() }).toEqual({
+      status: 429,
+      body: {
+        code: "resource_exhausted",
+        message: "the request message holds more than 1000 fields (its nested messages' included); at most 1000 are allowed"
+      }
+    })
+    expect((await grpcCall(h2.ours, createOrg, envelope(manyFields)))["grpc-status"]).toBe("8")
   })
 })

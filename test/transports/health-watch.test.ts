@@ -113,6 +113,25 @@ describe("gRPC health Watch, every streaming protocol", () => {
         }
       }))
 
+    it.effect("a binary Watch request over PROTOBUF_MAX_FIELDS (1,000) is refused RESOURCE_EXHAUSTED before it is decoded", () =>
+      Effect.gen(function*() {
+        const urls = yield* Services
+        // 2,000 unknown varint fields: what connect-node's routes refuse by the same bound (correction 8).
+        const request = create(HealthCheckRequestSchema, { service: "" })
+        request.$unknown = Array.from({ length: 2_000 }, () => ({ no: 99, wireType: 0, data: new Uint8Array([1]) }))
+        for (const transport of [createGrpcTransport({ baseUrl: urls.org }), createConnectTransport({ baseUrl: urls.org, httpVersion: "2" })]) {
+          const ended = yield* Effect.promise(async () => {
+            try {
+              for await (const _ of createClient(Health, transport).watch(request)) return "answered"
+              return "ended"
+            } catch (error) {
+              return ConnectError.from(error).rawMessage
+            }
+          })
+          expect(ended).toMatch(/holds more than 1000 fields/)
+        }
+      }))
+
     it.effect("@grpc/grpc-js: a server-streaming Watch gets SERVING and stays open", () =>
       Effect.gen(function*() {
         const urls = yield* Services

@@ -11,7 +11,12 @@ import {
   createServiceImplSpec
 } from "@connectrpc/connect"
 import { compressionBrotli, compressionGzip, universalRequestFromNodeRequest, universalResponseToNodeResponse } from "@connectrpc/connect-node"
-import { encodeEnvelope, type UniversalHandler, type UniversalServerResponse } from "@connectrpc/connect/protocol"
+import {
+  encodeEnvelope,
+  type UniversalHandler,
+  type UniversalServerRequest,
+  type UniversalServerResponse
+} from "@connectrpc/connect/protocol"
 import { FieldViolation, InvalidArgument } from "../../domain/Errors.js"
 import { parseMicros, timestampRule } from "../../domain/Timestamp.js"
 import { connectError, errorBody, errorTable, type FailureKind } from "../ErrorTable.js"
@@ -19,6 +24,8 @@ import type { Request, RequestHandler, Response } from "../http/PortListener.js"
 import { codeToString } from "@connectrpc/connect/protocol-connect"
 import { answered, type Call, callOf, codeName } from "../http/Calls.js"
 import { refuse } from "../http/Refusal.js"
+import { type JsonBounds, jsonBoundsBroken, unboundedJson } from "../http/JsonBounds.js"
+import { envelopedBodyBound, type FieldBound, tooManyFieldsMessage, unaryBodyBound } from "./ProtobufFieldBound.js"
 
 /**
  * connect-node's adapter (`connectNodeAdapter`, 30 lines upstream), assembled here from the same
@@ -144,14 +151,20 @@ const badTimestamps = (message: DescMessage, json: unknown, path: ReadonlyArray<
 
 const invalidArgument = (message: string) => connectError("InvalidArgument", message)
 
-/** The router's JSON read options for one method: strict UTF-8 (3), its Timestamps checked (4). */
-export const jsonOptionsFor = (input: DescMessage) => {
+/**
+ * The router's JSON read options for one method: strict UTF-8 (3), its Timestamps checked (4), and
+ * the JSON bounds (JSON_MAX_DEPTH, JSON_MAX_VALUES) held before anything parses the text — the
+ * decoder is the one seam connect-es gives between a JSON message's bytes and its parser.
+ */
+export const jsonOptionsFor = (input: DescMessage, bounds: JsonBounds) => {
   const checksTimestamps = holdsTimestamp(input)
   return {
     // Forward compatibility: a newer client's extra JSON fields are ignored, as binary protobuf does.
     ignoreUnknownFields: true,
     textDecoder: {
       decode: (bytes?: Uint8Array): string => {
+        const broken = bytes === undefined ? undefined : jsonBoundsBroken(bytes, bounds)
+        if (broken !== undefined) throw connectError("ResourceExhausted", broken)
         let text: string
         try {
           text = fatal.decode(bytes)
@@ -334,6 +347,31 @@ const connectJsonRefusal = (
 }
 
 // ---------------------------------------------------------------------------------------------
+// 8. unboundedBinaryFields: protobuf-es decodes every field of a binary message, however many:
+//    half a million in a megabyte kept the event loop busy for over 100 ms. connect-es decodes in
+//    its handler with no hook before `fromBinary`, so the body is read on its way in and a message
+//    over PROTOBUF_MAX_FIELDS ends it with resource_exhausted (ProtobufFieldBound.ts).
+// ---------------------------------------------------------------------------------------------
+
+/** Binary request bodies by protocol; JSON ones (`application/json`, `+json`) are held by the JSON bounds. */
+const binaryTypes = new Set([
+  "application/proto",
+  "application/connect+proto",
+  "application/grpc",
+  "application/grpc+proto",
+  "application/grpc-web",
+  "application/grpc-web+proto"
+])
+
+/** Where each protocol names its request's compression. */
+const encodingHeader: Record<Protocol, string> = {
+  connect: "content-encoding",
+  "connect-stream": "connect-content-encoding",
+  grpc: "grpc-encoding",
+  "grpc-web": "grpc-encoding"
+}
+
+// ---------------------------------------------------------------------------------------------
 // The adapter.
 // ---------------------------------------------------------------------------------------------
 
@@ -384,6 +422,9 @@ const grpcWebCode = (chunk: Uint8Array | undefined): string => {
   const status = /grpc-status:\s*(\d+)/i.exec(Buffer.from(data).toString("latin1"))
   return status === null ? "unknown" : grpcCodeName(status[1]!)
 }
+
+const isAsyncIterable = (value: unknown): value is AsyncIterable<Uint8Array> =>
+  typeof value === "object" && value !== null && Symbol.asyncIterator in value
 
 const headersOf = (init: UniversalServerResponse["header"]): Headers => init instanceof Headers ? init : new Headers(init)
 
@@ -471,7 +512,7 @@ const getRefusal = (handler: UniversalHandler, url: string): string | undefined 
 }
 
 /** A router that registers each method on its own, with that method's JSON read options. */
-const strictRouter = (router: ConnectRouter): ConnectRouter => {
+const strictRouter = (router: ConnectRouter, bounds: JsonBounds): ConnectRouter => {
   const strict: ConnectRouter = {
     handlers: router.handlers,
     service: (service: DescService, implementation, options) => {
@@ -479,13 +520,13 @@ const strictRouter = (router: ConnectRouter): ConnectRouter => {
       for (const method of service.methods) {
         router.rpc(method, spec.methods[method.localName]!.impl as never, {
           ...options,
-          jsonOptions: jsonOptionsFor(method.input)
+          jsonOptions: jsonOptionsFor(method.input, bounds)
         })
       }
       return strict
     },
     rpc: (method, implementation, options) => {
-      router.rpc(method, implementation, { ...options, jsonOptions: jsonOptionsFor(method.input) })
+      router.rpc(method, implementation, { ...options, jsonOptions: jsonOptionsFor(method.input, bounds) })
       return strict
     }
   }
@@ -493,6 +534,10 @@ const strictRouter = (router: ConnectRouter): ConnectRouter => {
 }
 
 export interface ConnectAdapterOptions extends ConnectRouterOptions {
+  /** JSON_MAX_DEPTH, JSON_MAX_VALUES: held by every JSON message, before it is parsed; unbounded if unset. */
+  readonly jsonBounds?: JsonBounds
+  /** PROTOBUF_MAX_FIELDS: held by every binary request message, before it is decoded (ProtobufFieldBound); unbounded if unset. */
+  readonly protobufMaxFields?: number
   readonly routes: (router: ConnectRouter) => void
   /** Answers a path no service routes. */
   readonly fallback: RequestHandler
@@ -502,9 +547,39 @@ export interface ConnectAdapterOptions extends ConnectRouterOptions {
 
 /** connect-node's `connectNodeAdapter`, with the corrections above. */
 export const connectNodeAdapter = (options: ConnectAdapterOptions): RequestHandler => {
-  const router = createConnectRouter({ acceptCompression: [compressionGzip, compressionBrotli], ...options })
-  options.routes(strictRouter(router))
+  const acceptCompression = options.acceptCompression ?? [compressionGzip, compressionBrotli]
+  const router = createConnectRouter({ ...options, acceptCompression })
+  options.routes(strictRouter(router, options.jsonBounds ?? unboundedJson))
+  const maxFields = options.protobufMaxFields ?? Number.POSITIVE_INFINITY
+  // connect-es's default when none is given.
+  const readMaxBytes = options.readMaxBytes ?? 0xffffffff
   const handlers = new Map(router.handlers.map((handler) => [handler.requestPath, handler]))
+
+  const tooManyFields = () =>
+connectError("ResourceExhausted", tooManyFieldsMessage(maxFields))
+
+  /** The request with its body held to PROTOBUF_MAX_FIELDS, when it is binary protobuf (correction 8). */
+  const fieldBounded = (handler: UniversalHandler, protocol: Protocol, universal: UniversalServerRequest): UniversalServerRequest => {
+    const contentType = (universal.header.get("content-type") ?? "").split(";", 1)[0]!.trim().toLowerCase()
+    const body = universal.body
+    if (
+      maxFields === Number.POSITIVE_INFINITY || universal.method !== "POST" || !binaryTypes.has(contentType) ||
+      !isAsyncIterable(body)
+    ) return universal
+    const encoding = universal.header.get(encodingHeader[protocol])
+    const bound: FieldBound = {
+      message: handler.method.input,
+      maxFields,
+      compression: acceptCompression.find((compression) => compression.name === encoding),
+      readMaxBytes,
+      refusal: tooManyFields
+    }
+    const compressed = encoding !== null && encoding !== "identity"
+    return {
+      ...universal,
+      body: protocol === "connect" ? unaryBodyBound(body, compressed, bound) : envelopedBodyBound(body, bound)
+    }
+  }
 
   const serve = (handler: UniversalHandler, request: Request, response: Response) => {
     const url = request.url ?? "/"
@@ -520,7 +595,7 @@ export const connectNodeAdapter = (options: ConnectAdapterOptions): RequestHandl
     )
     dropTimerOverflowDeadlines(universal.header)
     const protocol = protocolOf((request.headers["content-type"] ?? "").toLowerCase())
-    handler(universal)
+    handler(fieldBounded(handler, protocol, universal))
       .then((answer) => {
         const refusal = answer.body === undefined ? bodilessRefusal(handler, request, answer.status) : undefined
         if (refusal !== undefined) return connectJsonRefusal(request, response, refusal.kind, refusal.message, refusal.headers)

@@ -21,6 +21,7 @@ import type { Request, RequestHandler, Response } from "../http/PortListener.js"
 import { refuse } from "../http/Refusal.js"
 import type { HealthListener, HealthSubscription } from "./HealthSubscription.js"
 import type { HealthWatchesShape } from "./HealthWatches.js"
+import { holdsMoreFields, tooManyFieldsMessage } from "./ProtobufFieldBound.js"
 
 /*
  * gRPC health Watch, served on Node's request and response rather than through connect-node.
@@ -147,6 +148,8 @@ export interface HealthWatchOptions {
   readonly subscription: HealthSubscription
   readonly watches: HealthWatchesShape
   readonly readMaxBytes: number
+  /** PROTOBUF_MAX_FIELDS: a binary request holding more is refused before it is decoded. */
+  readonly maxFields: number
   /** The strict JSON read options of the request message (ConnectNodeAdapter.ts). */
   readonly jsonOptions: Parameters<typeof createMethodSerializationLookup>[2]
   /** connect-node: answers the requests this does not take. */
@@ -185,6 +188,9 @@ const requestMessage = async (
   // connect-es says `unimplemented` for these; it is the caller's request that is wrong.
   if (messages.length === 0) return new Refused("InvalidArgument", "protocol error: missing input message for server_streaming method")
   if (messages.length > 1) return new Refused("InvalidArgument", "protocol error: received extra input message for server_streaming method")
+  if (form.binary && holdsMoreFields(Health.method.watch.input, messages[0]!, options.maxFields)) {
+    return new Refused("ResourceExhausted", tooManyFieldsMessage(options.maxFields))
+  }
   try {
     return serialization.getI(form.binary).parse(messages[0]!) as HealthCheckRequest
   } catch (error) {

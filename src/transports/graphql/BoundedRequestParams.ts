@@ -6,6 +6,7 @@ import {
 } from "graphql-http"
 import type { Readable } from "node:stream"
 import { errorBody, errorTable, type FailureKind } from "../ErrorTable.js"
+import { type JsonBounds, jsonBoundsBroken, unboundedJson } from "../http/JsonBounds.js"
 import { utf8Text } from "../http/Utf8Text.js"
 import { strictSearchParams } from "./StrictText.js"
 
@@ -73,10 +74,13 @@ const strictGet = (request: GraphqlHttpRequest<NodeRequest, unknown>) => {
 /**
  * graphql-http's own request parsing, on a body read only up to `maxBytes` (MAX_BODY_BYTES):
  * its Node adapters would otherwise buffer a body of any size. A larger body is refused with the
- * table's RESOURCE_EXHAUSTED and its REST status, 413. Text that is not UTF-8, in the body or the
+ * table's RESOURCE_EXHAUSTED and its REST status, 413; so is one past `jsonBounds`
+ * (JSON_MAX_DEPTH, JSON_MAX_VALUES), before graphql-http parses it and graphql-js walks its
+ * variables value by value. (A GET's variables are held by the URL's length, node's 16 KiB of
+ * headers.) Text that is not UTF-8, in the body or the
  * query string, is refused with INVALID_ARGUMENT (400) rather than read with U+FFFD in its place.
  */
-export const boundedRequestParams = (maxBytes: number) =>
+export const boundedRequestParams = (maxBytes: number, jsonBounds: JsonBounds = unboundedJson) =>
 async (request: GraphqlHttpRequest<NodeRequest, unknown>): Promise<RequestParams | GraphqlHttpResponse> => {
   if (request.method === "GET") return strictGet(request)
   if (request.method !== "POST") return parseRequestParams(request)
@@ -84,6 +88,8 @@ async (request: GraphqlHttpRequest<NodeRequest, unknown>): Promise<RequestParams
   if (Number(request.raw.headers["content-length"]) > maxBytes) return tooLarge(maxBytes)
   const bytes = await readUpTo(request.raw, maxBytes)
   if (bytes === undefined) return tooLarge(maxBytes)
+  const broken = jsonBoundsBroken(bytes, jsonBounds)
+  if (broken !== undefined) return refusal("ResourceExhausted", "Content Too Large", broken)
   const body = utf8Text(bytes)
   return body === undefined ? notUtf8("the request body") : parseRequestParams({ ...request, body })
 }

@@ -6,6 +6,7 @@ import type * as http from "node:http"
 import type * as http2 from "node:http2"
 import type { Writable } from "node:stream"
 import { errorTable } from "../ErrorTable.js"
+import type { JsonBounds } from "../http/JsonBounds.js"
 import type { RequestHandler } from "../http/PortListener.js"
 import { callOf } from "../http/Calls.js"
 import { requestIdIn } from "../http/RequestId.js"
@@ -19,6 +20,8 @@ import { graphqlCall, type GraphqlContext } from "./GraphqlCall.js"
 export interface GraphqlHandlerOptions {
   /** Largest POST body accepted, in bytes; larger ones get RESOURCE_EXHAUSTED (413). Unbounded if unset. */
   readonly readMaxBytes?: number
+  /** Bounds on a POST body's JSON nesting and values, checked before it is parsed; unbounded if unset. */
+  readonly jsonBounds?: JsonBounds
   /** Bounds on an operation's nesting depth and field count; unbounded if unset. */
   readonly limits?: QueryLimits
   /** Bounds on a document's text, checked before it is parsed; defaultDocumentBounds if unset. */
@@ -94,7 +97,7 @@ export const graphqlHandler = <R>(
       call: callOf(request.raw)
     }),
     onOperation: (_request: unknown, _args: unknown, result: ExecutionResult) => requestErrorsAsSuch(result),
-    parseRequestParams: boundedRequestParams(options.readMaxBytes ?? Number.POSITIVE_INFINITY),
+    parseRequestParams: boundedRequestParams(options.readMaxBytes ?? Number.POSITIVE_INFINITY, options.jsonBounds),
     formatError: (error: Readonly<Error>) => {
       const cause = engineError(error)
       if (cause === undefined) return error

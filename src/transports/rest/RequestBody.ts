@@ -1,7 +1,8 @@
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import { Effect } from "effect"
+import { Effect, FiberRef } from "effect"
 import { InvalidArgument } from "../../domain/Errors.js"
 import { boundedBody } from "../http/BoundedBody.js"
+import { CurrentJsonBounds, jsonBoundsBroken } from "../http/JsonBounds.js"
 import { namesOtherCharset, utf8Text } from "../http/Utf8Text.js"
 import { HttpRejection } from "./RestCall.js"
 
@@ -57,6 +58,9 @@ export const jsonObjectBody = Effect.gen(function*() {
       BodyUnreadable: () => InvalidArgument.field("", "the request body could not be read")
     })
   )
+  // Before anything reads the JSON: parsing and walking a body past the bounds stalls every port.
+  const broken = jsonBoundsBroken(bytes, yield* FiberRef.get(CurrentJsonBounds))
+  if (broken !== undefined) return yield* new HttpRejection({ kind: "ResourceExhausted", message: broken })
   const text = utf8Text(bytes)
   if (text === undefined) return yield* InvalidArgument.field("", "the request body is not valid UTF-8")
   let parsed: unknown

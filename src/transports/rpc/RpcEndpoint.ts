@@ -6,11 +6,12 @@ import type * as Rpc from "@effect/rpc/Rpc"
 import type * as RpcGroup from "@effect/rpc/RpcGroup"
 import * as RpcSerialization from "@effect/rpc/RpcSerialization"
 import * as RpcServer from "@effect/rpc/RpcServer"
-import { Context, Effect, Either, Schema } from "effect"
+import { Context, Effect, Either, FiberRef, Schema } from "effect"
 import { InvalidArgument } from "../../domain/Errors.js"
 import { validate } from "../../domain/Validation.js"
 import { boundedBody } from "../http/BoundedBody.js"
 import { callOf } from "../http/Calls.js"
+import { CurrentJsonBounds, jsonBoundsBroken } from "../http/JsonBounds.js"
 import { requestIdIn } from "../http/RequestId.js"
 import { namesOtherCharset, utf8Text } from "../http/Utf8Text.js"
 import { errorReply } from "../rest/RestCall.js"
@@ -210,6 +211,9 @@ export const rpcEndpoint = <Rpcs extends Rpc.Any>(group: RpcGroup.RpcGroup<Rpcs>
       // @effect/rpc reads the body with the platform's `request.text`, which over MAX_BODY_BYTES
       // resets the connection (see BoundedBody); so it is read here, and handed over already read.
       const body = yield* boundedBody
+      // Before the frame is parsed: parsing and walking one past the bounds stalls every port.
+      const broken = jsonBoundsBroken(body, yield* FiberRef.get(CurrentJsonBounds))
+      if (broken !== undefined) return errorReply("ResourceExhausted", broken)
       const frame = readFrame(body, tags)
       if (typeof frame === "string") return invalid(frame)
       // @effect/rpc runs handlers in its server's fiber, not this one: the call is noted from its frames.

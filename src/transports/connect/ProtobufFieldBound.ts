@@ -1,0 +1,162 @@
+import type { DescMessage } from "@bufbuild/protobuf"
+import { BinaryReader, WireType } from "@bufbuild/protobuf/wire"
+import type { Compression } from "@connectrpc/connect/protocol"
+
+/**
+ * PROTOBUF_MAX_FIELDS: how many fields one binary request message may hold, its nested messages'
+ * included, counted before protobuf-es decodes it.
+ *
+ * A megabyte of protobuf holds up to half a million two-byte fields. protobuf-es decodes them one
+ * by one, keeping each unknown one as an object of its own (and decoding each repeat of a known
+ * one), which kept the event loop — every port of the process — busy for 100 to 170 ms. No request
+ * of these APIs holds more than about 15 fields (a workflow, its timestamps included).
+ *
+ * connect-es decodes a request message inside its handler, with no hook between the bytes and
+ * `fromBinary` (its binary read options are data only), so the count is made on the request body
+ * on its way in: the bytes are passed on unchanged, and a message over the bound ends the body
+ * with a ConnectError, which connect-es answers in the caller's protocol as it answers any error
+ * of reading the request.
+ */
+
+/** Deeper than protobuf-es's own recursion limit (100) is its refusal to make, not ours. */
+const maxNesting = 100
+
+/** The message type of each field that holds messages (singly or repeated), by field number. */
+const nestedTypes = new WeakMap<DescMessage, ReadonlyMap<number, DescMessage>>()
+const nestedTypesOf = (message: DescMessage): ReadonlyMap<number, DescMessage> => {
+  let types = nestedTypes.get(message)
+  if (types === undefined) {
+    const found = new Map<number, DescMessage>()
+    for (const field of message.fields) {
+      if (field.fieldKind === "message") found.set(field.number, field.message)
+      else if (field.fieldKind === "list" && field.listKind === "message") found.set(field.number, field.message)
+    }
+    types = found
+    nestedTypes.set(message, types)
+  }
+  return types
+}
+
+/** The refusal's message, the same wherever the bound is held. */
+export const tooManyFieldsMessage = (maxFields: number) =>
+  `the request message holds more than ${maxFields} fields (its nested messages' included); at most ${maxFields} are allowed`
+
+/**
+ * Whether `bytes`, read as `message`, holds more than `maxFields` fields: every tag counts, in the
+ * message and in the nested messages of its known message fields. One pass that stops at the
+ * bound. Bytes that are not protobuf count as within it: protobuf-es refuses them, as before.
+ */
+export const holdsMoreFields = (message: DescMessage, bytes: Uint8Array, maxFields: number): boolean => {
+  const reader = new BinaryReader(bytes)
+  let left = maxFields
+  const over = (type: DescMessage, end: number, nesting: number): boolean => {
+    while (reader.pos < end) {
+      const [number, wireType] = reader.tag()
+      if (--left < 0) return true
+      const nested = nestedTypesOf(type).get(number)
+      if (nested !== undefined && wireType === WireType.LengthDelimited && nesting < maxNesting) {
+        const length = reader.uint32()
+        const nestedEnd = reader.pos + length
+        if (nestedEnd > end) return false
+        if (over(nested, nestedEnd, nesting + 1)) return true
+      } else {
+        reader.skip(wireType, number)
+      }
+    }
+    return false
+  }
+  try {
+    return over(message, bytes.byteLength, 0)
+  } catch {
+    return false
+  }
+}
+
+export interface FieldBound {
+  readonly message: DescMessage
+  readonly maxFields: number
+  /** What the request's messages are compressed with, if the caller named a compression we take. */
+  readonly compression: Compression | undefined
+  /** connect-es's own limit: past it the body is passed on unread, for connect-es to refuse. */
+  readonly readMaxBytes: number
+  /** The error the body ends with when a message holds too many fields. */
+  readonly refusal: () => Error
+}
+
+const concat = (chunks: ReadonlyArray<Uint8Array>): Uint8Array =>
+  chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
+
+/** A message as the caller sent it, decompressed when it says so; undefined when it cannot be (connect-es refuses it). */
+const readable = async (bytes: Uint8Array, compressed: boolean, bound: FieldBound): Promise<Uint8Array | undefined> => {
+  if (!compressed) return bytes
+  if (bound.compression === undefined) return undefined
+  try {
+    return await bound.compression.decompress(bytes, bound.readMaxBytes)
+  } catch {
+    return undefined
+  }
+}
+
+const check = async (bytes: Uint8Array, compressed: boolean, bound: FieldBound): Promise<void> => {
+  const message = await readable(bytes, compressed, bound)
+  if (message !== undefined && holdsMoreFields(bound.message, message, bound.maxFields)) throw bound.refusal()
+}
+
+/** A Connect unary body: one message, the whole body (compressed as a whole when `compressed`). */
+export const unaryBodyBound = (body: AsyncIterable<Uint8Array>, compressed: boolean, bound: FieldBound): AsyncIterable<Uint8Array> => ({
+  async *[Symbol.asyncIterator]() {
+    const iterator = body[Symbol.asyncIterator]()
+    const held: Array<Uint8Array> = []
+    let size = 0
+    for (let next = await iterator.next(); next.done !== true; next = await iterator.next()) {
+      held.push(next.value)
+      size += next.value.byteLength
+      if (size > bound.readMaxBytes) {
+        yield* held
+        for (let rest = await iterator.next(); rest.done !== true; rest = await iterator.next()) yield rest.value
+        return
+      }
+    }
+    await check(concat(held), compressed, bound)
+    yield* held
+  }
+})
+
+const envelopeHeader = 5
+const compressedFlag = 0x01
+
+/**
+ * An enveloped body (gRPC, gRPC-Web, Connect streams): each message in a 5-byte envelope (flags,
+ * length). Each chunk is passed on once every envelope it completes has been checked, so
+ * connect-es never holds a whole message over the bound.
+ */
+export const envelopedBodyBound = (body: AsyncIterable<Uint8Array>, bound: FieldBound): AsyncIterable<Uint8Array> => ({
+  async *[Symbol.asyncIterator]() {
+    let held: Array<Uint8Array> = []
+    let size = 0
+    let unchecked = false
+    for await (const chunk of body) {
+      if (!unchecked) {
+        held.push(chunk)
+        size += chunk.byteLength
+        while (size >= envelopeHeader) {
+          if (held[0]!.byteLength < envelopeHeader) held = [concat(held)]
+          const head = held[0]!
+          const flags = head[0]!
+          const length = Buffer.from(head.buffer, head.byteOffset, envelopeHeader).readUInt32BE(1)
+          if (length > bound.readMaxBytes) {
+            unchecked = true // connect-es refuses it by its length
+            break
+          }
+          if (size < envelopeHeader + length) break
+          const bytes = concat(held)
+          await check(bytes.subarray(envelopeHeader, envelopeHeader + length), (flags & compressedFlag) !== 0, bound)
+          const rest = bytes.subarray(envelopeHeader + length)
+          held = rest.byteLength === 0 ? [] : [rest]
+          size = rest.byteLength
+        }
+      }
+      yield chunk
+    }
+  }
+})
