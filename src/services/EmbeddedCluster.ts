@@ -51,7 +51,11 @@ const isCreating = (name: string) => name.startsWith(creatingPrefix) && name !==
 
 const fs = <A>(operation: () => Promise<A>) => Effect.tryPromise({ try: operation, catch: (error) => error })
 
-/** fsync of a file or a directory (a directory's fsync makes its entries, renames included, durable). */
+/**
+ * fsync of a file or a directory (a directory's fsync makes its entries, renames included,
+ * durable). Where a directory cannot be opened or fsynced (Windows: EISDIR, EPERM), there is
+ * nothing more to be had, and that is not a failure.
+ */
 const fsyncPath = (path: string) =>
   fs(async () => {
     const handle = await open(path, "r")
@@ -60,7 +64,12 @@ const fsyncPath = (path: string) =>
     } finally {
       await handle.close()
     }
-  })
+  }).pipe(
+    Effect.catchIf(
+      (error) => ["EISDIR", "EPERM", "EINVAL"].includes(String((error as { code?: unknown }).code)),
+      () => Effect.void
+    )
+  )
 
 /** Every file and directory under `root`, `root` last: the cluster PGlite wrote without fsync. */
 const fsyncTree = (root: string): Effect.Effect<void, unknown> =>

@@ -62,7 +62,8 @@ export const initdbInChild = (directory: string): Effect.Effect<void, InitdbFail
       child.once("close", () => done())
       child.once("error", () => done())
     })
-    child.once("error", (cause) => settle(Effect.fail(new InitdbFailed({ directory, code: null, signal: null, stderr: String(cause) }))))
+    child.once("error", (cause) =>
+      settle(Effect.fail(new InitdbFailed({ directory, code: null, signal: null, stderr: String(cause) }))))
     child.once("close", (code, signal) =>
       settle(code === 0 ? Effect.void : Effect.fail(new InitdbFailed({ directory, code, signal, stderr }))))
     return Effect.promise(() => {
