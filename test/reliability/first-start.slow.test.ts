@@ -26,7 +26,11 @@ const ports = async () => {
 
 /** `node dist/main/all.js` in a process group of its own, so that one kill reaches its children too. */
 const firstStart = (env: Record<string, string>) => {
-  const child = spawn(process.execPath, [entry("all")], { env: { ...cleanEnvironment, ...env }, detached: true, stdio: ["ignore", "pipe", "pipe"] })
+  const child = spawn(process.execPath, [entry("all")], {
+    env: { ...cleanEnvironment, ...env },
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"]
+  })
   let output = ""
   child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()))
   child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()))
@@ -69,7 +73,8 @@ const has = (path: string) => existsSync(path)
 /** DATA_DIR and the directories right inside it: wherever a cluster's top may be while it is made. */
 const clusterTops = (dataDir: string): Array<string> => {
   try {
-    return [dataDir, ...readdirSync(dataDir, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => join(dataDir, e.name))]
+    const inside = readdirSync(dataDir, { withFileTypes: true }).filter((entry) => entry.isDirectory())
+    return [dataDir, ...inside.map((entry) => join(dataDir, entry.name))]
   } catch {
     return [dataDir]
   }
@@ -78,8 +83,9 @@ const clusterTops = (dataDir: string): Array<string> => {
 /** What the directory held when the process died, in words, for the figures. */
 const stateAtKill = (dataDir: string): string => {
   const names = readdirSync(dataDir)
-  const parts = names.filter((name) => name.startsWith("onboarding-initdb"))
-    .map((name) => `${name.replace(/-[0-9a-f-]{36}$/, "-<uuid>")} (${has(join(dataDir, name, "PG_VERSION")) ? "with" : "without"} PG_VERSION)`)
+  const parts = names.filter((name) => name.startsWith("onboarding-initdb")).map((name) =>
+    `${name.replace(/-[0-9a-f-]{36}$/, "-<uuid>")} (${has(join(dataDir, name, "PG_VERSION")) ? "with" : "without"} PG_VERSION)`
+  )
   const top = names.filter((name) => !name.startsWith("onboarding")).length
   parts.push(`${top} cluster entries at the top${names.includes("PG_VERSION") ? ", PG_VERSION among them" : ""}`)
   if (names.includes("postmaster.pid")) parts.push(`postmaster.pid of ${statSync(join(dataDir, "postmaster.pid")).size} bytes`)
