@@ -1,5 +1,5 @@
 import { Config, Option, Redacted } from "effect"
-import { type DatabaseOptions, inMemory, type SchemaPolicy, withPasswordMasked } from "../services/Database.js"
+import { type DatabaseOptions, defaultMaxWaiting, inMemory, type SchemaPolicy, withPasswordMasked } from "../services/Database.js"
 import { oneOf, optionalVariable, positive, shown, variable, wholeNumber } from "./Variables.js"
 
 /** What pg (through pg-connection-string) can use: a URL with the postgres scheme. */
@@ -31,12 +31,13 @@ export const databaseOptions: Config.Config<DatabaseOptions> = Config.all({
   poolSize: wholeNumber("DATABASE_POOL_SIZE", 10, 1, 1000),
   connectTimeoutMillis: positive("DATABASE_CONNECT_TIMEOUT_MS", 3_000),
   operationTimeoutMillis: positive("DATABASE_OPERATION_TIMEOUT_MS", 10_000),
+  maxWaiting: wholeNumber("DATABASE_POOL_MAX_WAITING", defaultMaxWaiting, 0, 1_000_000),
   dataDir: variable("DATA_DIR", "./.data", `must be a directory path, or ${inMemory}`, dataDirectory)
 }).pipe(
-  Config.map(({ connectTimeoutMillis, dataDir, operationTimeoutMillis, poolSize, url }): DatabaseOptions =>
+  Config.map(({ connectTimeoutMillis, dataDir, maxWaiting, operationTimeoutMillis, poolSize, url }): DatabaseOptions =>
     Option.isSome(url)
-      ? { kind: "postgres", url: url.value, poolSize, connectTimeoutMillis, operationTimeoutMillis }
-      : { kind: "embedded", dataDir }
+      ? { kind: "postgres", url: url.value, poolSize, connectTimeoutMillis, operationTimeoutMillis, maxWaiting }
+      : { kind: "embedded", dataDir, operationTimeoutMillis, maxWaiting }
   )
 )
 

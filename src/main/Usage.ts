@@ -53,7 +53,9 @@ ${
   JSON_MAX_DEPTH, JSON_MAX_VALUES   nesting and values (object members and array elements) a JSON
                       request body may hold, in every style, checked before parsing (default 32, 1000)
   PROTOBUF_MAX_FIELDS fields one binary protobuf request message may hold, nested ones included (default 1000)
-  DATABASE_CONNECT_TIMEOUT_MS, DATABASE_OPERATION_TIMEOUT_MS PostgreSQL waits (default 3000, 10000)
+  DATABASE_CONNECT_TIMEOUT_MS   PostgreSQL: time to get a connection (default 3000)
+  DATABASE_OPERATION_TIMEOUT_MS the most one unit of work may take, retries included (default 10000)
+  DATABASE_POOL_MAX_WAITING     units of work that may wait for a connection; more get unavailable (default 1024)
   LOG_LEVEL           debug, info, warning or error (default info); debug adds a failed start's details
   LOG_FORMAT          json (one object per line) or pretty (default: pretty on a terminal, else json)
   ACCESS_LOG          on or off: one log line per call, refusals included (default on)

@@ -16,8 +16,18 @@ export type DatabaseOptions =
     readonly connectTimeoutMillis?: number
     /** See `OperationBudget`. */
     readonly operationTimeoutMillis?: number
+    /** See `DatabaseGate`. */
+    readonly maxWaiting?: number
   }
-  | { readonly kind: "embedded"; readonly dataDir: string }
+  | {
+    readonly kind: "embedded"
+    readonly dataDir: string
+    readonly operationTimeoutMillis?: number
+    readonly maxWaiting?: number
+  }
+
+/** Units of work that may wait for a connection when none is given (`DATABASE_POOL_MAX_WAITING`). */
+export const defaultMaxWaiting = 1024
 
 /** The `DATA_DIR` of an embedded database that keeps nothing. */
 export const inMemory = "memory://"
@@ -43,6 +53,9 @@ export const describe = (options: DatabaseOptions): string =>
 
 type EmbeddedFailure = DataDirLocked | DataDirUnusable | EmbeddedDatabaseError
 
+const budget = (options: DatabaseOptions) =>
+  Layer.succeed(OperationBudget, Duration.millis(options.operationTimeoutMillis ?? 10_000))
+
 const client = (
   options: DatabaseOptions
 ): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, ConnectFailed | SqlError.SqlError | EmbeddedFailure> =>
@@ -52,9 +65,9 @@ const client = (
       max: options.poolSize,
       application_name: "onboarding",
       connectionTimeoutMillis: options.connectTimeoutMillis ?? 3_000
-    }).pipe(
+    }, options.maxWaiting ?? defaultMaxWaiting).pipe(
       Layer.mapError((cause) => new ConnectFailed({ cause })),
-      Layer.merge(Layer.succeed(OperationBudget, Duration.millis(options.operationTimeoutMillis ?? 10_000)))
+      Layer.merge(budget(options))
     )
     // Loaded on demand: PGlite is large, and a process on a PostgreSQL server never needs it.
     : Layer.unwrapScoped(
@@ -63,10 +76,10 @@ const client = (
           serveEmbeddedPostgres(options.dataDir === inMemory ? undefined : options.dataDir)
         ),
         Effect.map(({ host, port }) =>
-          pooledClient({ host, port, user: "postgres", database: "postgres", max: 1 })
+          pooledClient({ host, port, user: "postgres", database: "postgres", max: 1 }, options.maxWaiting ?? defaultMaxWaiting)
         )
       )
-    )
+    ).pipe(Layer.merge(budget(options)))
 
 /**
  * What a process does with the schema when it starts: apply the migrations the database lacks

@@ -1,7 +1,8 @@
 import { SqlError } from "@effect/sql/SqlError"
 import * as PgClient from "@effect/sql-pg/PgClient"
-import { Duration, Effect, Metric, Schedule } from "effect"
+import { Duration, Effect, Layer, Metric, Schedule } from "effect"
 import * as Pg from "pg"
+import { type DatabaseGate, DatabaseGateRef, makeDatabaseGate } from "./DatabaseGate.js"
 
 /**
  * The pool's state, sampled every second: connections lent out, idle in the pool, and callers
@@ -11,26 +12,32 @@ export const poolConnections = Metric.gauge("onboarding_db_pool_connections", {
   description: "Database connections by state (in_use: lent to a unit of work; idle: open in the pool)"
 })
 export const poolWaiting = Metric.gauge("onboarding_db_pool_waiting", {
-  description: "Callers waiting for a database connection"
+  description: "Units of work waiting for a database connection"
+})
+export const workHeld = Metric.gauge("onboarding_db_work_held", {
+  description: "Units of work holding one of the pool's permits, those whose callers have gone included"
 })
 
 const inUse = Metric.tagged(poolConnections, "state", "in_use")
 const idle = Metric.tagged(poolConnections, "state", "idle")
 
-const sample = (pool: Pg.Pool) =>
+const sample = (pool: Pg.Pool, gate: DatabaseGate) =>
   Effect.all([
     Metric.set(inUse, pool.totalCount - pool.idleCount),
     Metric.set(idle, pool.idleCount),
-    Metric.set(poolWaiting, pool.waitingCount)
+    Metric.set(poolWaiting, gate.waiting() + pool.waitingCount),
+    Metric.set(workHeld, gate.held())
   ])
 
 /**
  * A PgClient over a `pg` pool of our own, as `PgClient.layer` would make it (the same options, the
  * same first `SELECT 1` and its errors, bounded by the pool's connection timeout or 5 s), so that
- * the pool can be watched: @effect/sql-pg keeps the pool it makes to itself.
+ * the pool can be watched: @effect/sql-pg keeps the pool it makes to itself. Beside it, the gate
+ * that keeps the units of work within the pool's size and `maxWaiting` (see `DatabaseGate`).
  */
-export const pooledClient = (config: Pg.PoolConfig) =>
-  PgClient.layerFromPool({
+export const pooledClient = (config: Pg.PoolConfig & { readonly max: number }, maxWaiting: number) => {
+  const gate = makeDatabaseGate({ connections: config.max, maxWaiting })
+  return PgClient.layerFromPool({
     applicationName: config.application_name,
     acquire: Effect.gen(function*() {
       const pool = yield* Effect.acquireRelease(
@@ -51,7 +58,8 @@ export const pooledClient = (config: Pg.PoolConfig) =>
           onTimeout: () => new SqlError({ cause: new Error("Connection timed out"), message: "PgClient: Connection timed out" })
         })
       )
-      yield* Effect.forkScoped(Effect.repeat(sample(pool), Schedule.spaced("1 second")))
+      yield* Effect.forkScoped(Effect.repeat(sample(pool, gate), Schedule.spaced("1 second")))
       return pool
     })
-  })
+  }).pipe(Layer.merge(Layer.succeed(DatabaseGateRef, gate)))
+}

@@ -2,6 +2,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlError from "@effect/sql/SqlError"
 import { Context, Duration, Effect, Exit, Fiber, FiberId, FiberRef, Metric, Option, Schedule } from "effect"
 import { Unavailable } from "../domain/Errors.js"
+import { type DatabaseGate, DatabaseGateRef } from "./DatabaseGate.js"
 import { spanAttribute } from "./SpanAttribute.js"
 
 // SQLSTATEs worth retrying: serialization failure, deadlock, connection exceptions (class 08),
@@ -115,33 +116,50 @@ const maxTimerMillis = 2_147_483_647
  * `internal`. The budget still interrupts, as it must to free a connection from a database that
  * does not answer; the same mistake is then possible, but only for a statement that ends just as
  * its budget runs out.
+ *
+ * The work holds a permit of the process's `DatabaseGate` from before it starts until it ends, so
+ * work detached from callers that left still counts; the time spent waiting for the permit is
+ * part of the budget.
  */
-export const withinBudget = <A, E, R>(self: Effect.Effect<A, E, R>, budget: Duration.Duration) =>
-  // The fiber answers with `self`'s exit as its value, so it never ends in a failure to report as
-  // unhandled (interruption by the timer is not reported either). Setting the log level for the
-  // fork instead, with `Effect.locally`, copied the fiber's locals twice per unit of work.
-  Effect.flatMap(Effect.forkDaemon(Effect.exit(self)), (fiber) =>
-    Effect.async<A, E | Unavailable>((resume) => {
-      let answered = false
-      const timer = setTimeout(() => {
-        // Outside any fiber (a timer's callback): the interruption is an effect of its own.
-        Effect.runFork(Fiber.interruptAsFork(fiber, FiberId.none))
-        if (answered) return
-        answered = true
-        resume(Effect.fail(unavailable()))
-      }, Math.min(Duration.toMillis(budget), maxTimerMillis))
-      fiber.addObserver((exit) => {
-        clearTimeout(timer)
-        if (answered) return
-        answered = true
-        // A failure here is the fiber's own interruption (by the timer, or at shutdown): it has no value.
-        resume(exit._tag === "Success" ? exit.value : Exit.failCause(exit.cause))
-      })
-      // The caller has gone: its answer is no longer wanted, but the work keeps its budget.
-      return Effect.sync(() => {
-        answered = true
-      })
-    }))
+export const withinBudget = <A, E, R>(
+  self: Effect.Effect<A, E, R>,
+  budget: Duration.Duration,
+  gate: DatabaseGate = DatabaseGateRef.defaultValue()
+) => {
+  const budgetMillis = Math.min(Duration.toMillis(budget), maxTimerMillis)
+  // Between the permit and the fork that gives it back when it ends, nothing may interrupt: the
+  // permit would be lost. The waits either side are interruptible.
+  return Effect.uninterruptibleMask((restore) =>
+    Effect.flatMap(restore(gate.enter(budgetMillis)), (waited) =>
+      // The fiber answers with `self`'s exit as its value, so it never ends in a failure to report
+      // as unhandled (interruption by the timer is not reported either). Setting the log level for
+      // the fork instead, with `Effect.locally`, copied the fiber's locals twice per unit of work.
+      Effect.flatMap(Effect.forkDaemon(Effect.exit(restore(self))), (fiber) => {
+        fiber.addObserver(gate.leave)
+        return restore(Effect.async<A, E | Unavailable>((resume) => {
+          let answered = false
+          const timer = setTimeout(() => {
+            // Outside any fiber (a timer's callback): the interruption is an effect of its own.
+            Effect.runFork(Fiber.interruptAsFork(fiber, FiberId.none))
+            if (answered) return
+            answered = true
+            resume(Effect.fail(unavailable()))
+          }, Math.max(1, budgetMillis - waited))
+          fiber.addObserver((exit) => {
+            clearTimeout(timer)
+            if (answered) return
+            answered = true
+            // A failure here is the fiber's own interruption (by the timer, or at shutdown): it has no value.
+            resume(exit._tag === "Success" ? exit.value : Exit.failCause(exit.cause))
+          })
+          // The caller has gone: its answer is no longer wanted, but the work keeps its budget.
+          return Effect.sync(() => {
+            answered = true
+          })
+        }))
+      }))
+  )
+}
 
 /**
  * Turns database errors into domain errors: transient ones into `Unavailable` (retried), anything
@@ -164,14 +182,15 @@ export const databaseOperation = <A, E, R>(
       )
     }
   ) as Effect.Effect<A, Exclude<E, SqlError.SqlError> | Unavailable, R>
-  // One look at the fiber for the open transaction, the budget and the tracer: this runs once per
+  // One look at the fiber for the open transaction, the budget, the gate and the tracer: this runs once per
   // unit of work, and again for each statement inside a transaction.
   return Effect.withFiberRuntime((fiber) => {
     const context = fiber.currentContext
     if (Option.isSome(Context.getOption(context, SqlClient.TransactionConnection))) return classified
     return withinBudget(
       retryingTransient(attempt(classified, fiber.getFiberRef(FiberRef.currentTracerEnabled))),
-      Context.get(context, OperationBudget)
+      Context.get(context, OperationBudget),
+      Context.get(context, DatabaseGateRef)
     )
   })
 }
