@@ -27,6 +27,7 @@ const refused: ReadonlyArray<readonly [Record<string, string>, string]> = [
   [{ PORT: "8080", ORG_PORT: "0" }, "org: ORG_PORT=0 is not valid: must be a whole number from 1 to 65535"],
   [{ DATABASE_POOL_SIZE: "-1" }, whole("DATABASE_POOL_SIZE", "-1", 1000)],
   [{ DATABASE_POOL_SIZE: "5000" }, whole("DATABASE_POOL_SIZE", "5000", 1000)],
+  [{ DATABASE_POOL_MAX_WAITING: "many" }, whole("DATABASE_POOL_MAX_WAITING", "many", 1_000_000, 0)],
   [{ SHUTDOWN_GRACE_MS: "0" }, whole("SHUTDOWN_GRACE_MS", "0")],
   // 0 is allowed (no drain, the default); a negative or fractional one is not.
   [{ SHUTDOWN_DRAIN_MS: "-1" }, whole("SHUTDOWN_DRAIN_MS", "-1", 2_147_483_647, 0)],
@@ -135,7 +136,7 @@ describe("settings: what is accepted", () => {
       })
       expect(empty).toEqual(unset)
       expect(databaseEmpty).toEqual(databaseUnset)
-      expect(databaseUnset).toEqual({ kind: "embedded", dataDir: "./.data" })
+      expect(databaseUnset).toEqual({ kind: "embedded", dataDir: "./.data", operationTimeoutMillis: 10_000, maxWaiting: 1024 })
       expect([portUnset, portEmpty]).toEqual([9090, 9090])
       expect([policyUnset, policyEmpty]).toEqual(["apply", "apply"])
     }))
