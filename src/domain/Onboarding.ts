@@ -1,5 +1,4 @@
 import { Schema } from "effect"
-import { createHash } from "node:crypto"
 import { LicenseId, OrgId, ProfileId, WorkflowId } from "./Ids.js"
 import { endsAfterStart } from "./License.js"
 import { Name } from "./Name.js"
@@ -30,15 +29,6 @@ export class OnboardingRequest extends Schema.Class<OnboardingRequest>("Onboardi
   /** The caller's idempotency key, if one was given. */
   get workflowId(): WorkflowId | undefined {
     return this.workflowOptions?.workflowId || undefined
-  }
-
-  /**
-   * Identifies the request's content, so a retried workflow id can be told apart from a reused one.
-   * Computed over the normalised values: `+01:00` and `Z` spellings of one instant are one request.
-   */
-  get fingerprint(): string {
-    const content = [this.org.name, this.profile.fullName, this.license.start, this.license.end]
-    return createHash("sha256").update(JSON.stringify(content)).digest("hex")
   }
 }
 

@@ -1,13 +1,13 @@
 import * as Rpc from "@effect/rpc/Rpc"
 import * as RpcGroup from "@effect/rpc/RpcGroup"
-import { Effect, Schema } from "effect"
+import { Schema } from "effect"
 import { AlreadyExists, InvalidArgument, NotFound, Unavailable } from "../domain/Errors.js"
 import { LicenseId } from "../domain/Ids.js"
 import { License, ListLicensesRequest, ListLicensesResponse } from "../domain/License.js"
-import { Licenses } from "../services/Licenses.js"
-import { validated, wireShape } from "./Operation.js"
+import { wireShape } from "./WireShape.js"
 
-const LicenseRef = Schema.Struct({ id: LicenseId })
+/** The payload that names one record. */
+export const LicenseRef = Schema.Struct({ id: LicenseId })
 
 /** The license service's operations, declared once for every style (see OrgOperations). */
 export class LicenseOperations extends RpcGroup.make(
@@ -30,16 +30,3 @@ export class LicenseOperations extends RpcGroup.make(
 
 /** What a style adapter needs in its context to run these operations. */
 export type LicenseHandlers = Rpc.ToHandler<RpcGroup.Rpcs<typeof LicenseOperations>>
-
-export const LicenseOperationsLive = LicenseOperations.toLayer(Effect.gen(function*() {
-  const licenses = yield* Licenses
-  return {
-    CreateLicense: validated(License, licenses.create),
-    GetLicense: validated(LicenseRef, ({ id }) => licenses.get(id)),
-    ListLicenses: validated(ListLicensesRequest, (request) =>
-      Effect.map(
-        licenses.list(request.query),
-        (page) => new ListLicensesResponse({ licenses: page.items, nextPageToken: page.nextPageToken })
-      ))
-  }
-}))

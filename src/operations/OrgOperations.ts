@@ -1,17 +1,18 @@
 import * as Rpc from "@effect/rpc/Rpc"
 import * as RpcGroup from "@effect/rpc/RpcGroup"
-import { Effect, Schema } from "effect"
+import { Schema } from "effect"
 import { AlreadyExists, InvalidArgument, NotFound, Unavailable } from "../domain/Errors.js"
 import { OrgId } from "../domain/Ids.js"
 import { ListOrgsRequest, ListOrgsResponse, Org } from "../domain/Org.js"
-import { Orgs } from "../services/Orgs.js"
-import { validated, wireShape } from "./Operation.js"
+import { wireShape } from "./WireShape.js"
 
-const OrgRef = Schema.Struct({ id: OrgId })
+/** The payload that names one record. */
+export const OrgRef = Schema.Struct({ id: OrgId })
 
 /**
  * The org service's operations, declared once: each style (Connect and gRPC, REST, GraphQL,
- * `/rpc`) derives its handlers from this table and adds only its own wire form.
+ * `/rpc`) derives its handlers from this table and adds only its own wire form. The handlers are
+ * apart, in OrgOperationsLive.ts, so that the client package carries no server code.
  */
 export class OrgOperations extends RpcGroup.make(
   Rpc.make("CreateOrg", {
@@ -33,13 +34,3 @@ export class OrgOperations extends RpcGroup.make(
 
 /** What a style adapter needs in its context to run these operations. */
 export type OrgHandlers = Rpc.ToHandler<RpcGroup.Rpcs<typeof OrgOperations>>
-
-export const OrgOperationsLive = OrgOperations.toLayer(Effect.gen(function*() {
-  const orgs = yield* Orgs
-  return {
-    CreateOrg: validated(Org, orgs.create),
-    GetOrg: validated(OrgRef, ({ id }) => orgs.get(id)),
-    ListOrgs: validated(ListOrgsRequest, (request) =>
-      Effect.map(orgs.list(request.query), (page) => new ListOrgsResponse({ orgs: page.items, nextPageToken: page.nextPageToken })))
-  }
-}))

@@ -1,13 +1,13 @@
 import * as Rpc from "@effect/rpc/Rpc"
 import * as RpcGroup from "@effect/rpc/RpcGroup"
-import { Effect, Schema } from "effect"
+import { Schema } from "effect"
 import { AlreadyExists, InvalidArgument, NotFound, Unavailable } from "../domain/Errors.js"
 import { ProfileId } from "../domain/Ids.js"
 import { ListProfilesRequest, ListProfilesResponse, Profile } from "../domain/Profile.js"
-import { Profiles } from "../services/Profiles.js"
-import { validated, wireShape } from "./Operation.js"
+import { wireShape } from "./WireShape.js"
 
-const ProfileRef = Schema.Struct({ id: ProfileId })
+/** The payload that names one record. */
+export const ProfileRef = Schema.Struct({ id: ProfileId })
 
 /** The profile service's operations, declared once for every style (see OrgOperations). */
 export class ProfileOperations extends RpcGroup.make(
@@ -30,16 +30,3 @@ export class ProfileOperations extends RpcGroup.make(
 
 /** What a style adapter needs in its context to run these operations. */
 export type ProfileHandlers = Rpc.ToHandler<RpcGroup.Rpcs<typeof ProfileOperations>>
-
-export const ProfileOperationsLive = ProfileOperations.toLayer(Effect.gen(function*() {
-  const profiles = yield* Profiles
-  return {
-    CreateProfile: validated(Profile, profiles.create),
-    GetProfile: validated(ProfileRef, ({ id }) => profiles.get(id)),
-    ListProfiles: validated(ListProfilesRequest, (request) =>
-      Effect.map(
-        profiles.list(request.query),
-        (page) => new ListProfilesResponse({ profiles: page.items, nextPageToken: page.nextPageToken })
-      ))
-  }
-}))

@@ -1,6 +1,6 @@
 import * as Rpc from "@effect/rpc/Rpc"
 import * as RpcGroup from "@effect/rpc/RpcGroup"
-import { Effect, Schema } from "effect"
+import { Schema } from "effect"
 import { AlreadyExists, InvalidArgument, NotFound, Unavailable } from "../domain/Errors.js"
 import { WorkflowId } from "../domain/Ids.js"
 import {
@@ -10,10 +10,10 @@ import {
   OnboardingResult,
   OnboardingRun
 } from "../domain/Onboarding.js"
-import { Onboarding } from "../services/Onboarding.js"
-import { validated, wireShape } from "./Operation.js"
+import { wireShape } from "./WireShape.js"
 
-const RunRef = Schema.Struct({ workflowId: WorkflowId })
+/** The payload that names one record. */
+export const RunRef = Schema.Struct({ workflowId: WorkflowId })
 
 /** The onboarding workflow's operations, declared once for every style (see OrgOperations). */
 export class WorkflowOperations extends RpcGroup.make(
@@ -36,16 +36,3 @@ export class WorkflowOperations extends RpcGroup.make(
 
 /** What a style adapter needs in its context to run these operations. */
 export type WorkflowHandlers = Rpc.ToHandler<RpcGroup.Rpcs<typeof WorkflowOperations>>
-
-export const WorkflowOperationsLive = WorkflowOperations.toLayer(Effect.gen(function*() {
-  const onboarding = yield* Onboarding
-  return {
-    CreateOnboardingWorkflow: validated(OnboardingRequest, onboarding.create),
-    GetOnboardingWorkflow: validated(RunRef, ({ workflowId }) => onboarding.getRun(workflowId)),
-    ListOnboardingWorkflows: validated(ListOnboardingWorkflowsRequest, (request) =>
-      Effect.map(
-        onboarding.listRuns(request.query),
-        (page) => new ListOnboardingWorkflowsResponse({ workflows: page.items, nextPageToken: page.nextPageToken })
-      ))
-  }
-}))

@@ -5,6 +5,7 @@ import { AlreadyExists, NotFound, type Unavailable } from "../domain/Errors.js"
 import { LicenseId, OrgId, ProfileId, UserId, WorkflowId } from "../domain/Ids.js"
 import { License } from "../domain/License.js"
 import { OnboardingRequest, OnboardingResult, OnboardingRun, type RunStatus } from "../domain/Onboarding.js"
+import { fingerprint } from "../domain/OnboardingFingerprint.js"
 import { Org } from "../domain/Org.js"
 import type { PageQuery } from "../domain/Page.js"
 import { Profile } from "../domain/Profile.js"
@@ -98,10 +99,10 @@ export class Onboarding extends Effect.Service<Onboarding>()("Onboarding", {
           profileId: ProfileId.make(randomUUID()),
           licenseId: LicenseId.make(randomUUID())
         })
-        const claimed = yield* claimRun(run, request.fingerprint)
+        const claimed = yield* claimRun(run, fingerprint(request))
         if (claimed === 0) {
           replayed()
-          return yield* replay(workflowId, request.fingerprint)
+          return yield* replay(workflowId, fingerprint(request))
         }
 
         yield* orgs.create(new Org({ id: run.orgId, name: request.org.name }))
@@ -168,7 +169,7 @@ export class Onboarding extends Effect.Service<Onboarding>()("Onboarding", {
               const earlier = HashMap.get(tables.runs, workflowId)
               if (Option.isSome(earlier)) {
                 return [
-                  earlier.value.fingerprint === request.fingerprint
+                  earlier.value.fingerprint === fingerprint(request)
                     ? Effect.succeed(new OnboardingResult(earlier.value.run))
                     : Effect.fail(new AlreadyExists({ resource: "workflow", id: workflowId })),
                   tables
@@ -206,7 +207,7 @@ export class Onboarding extends Effect.Service<Onboarding>()("Onboarding", {
                     result.licenseId
                   )
                 ),
-                runs: HashMap.set(tables.runs, workflowId, { run, fingerprint: request.fingerprint })
+                runs: HashMap.set(tables.runs, workflowId, { run, fingerprint: fingerprint(request) })
               }] as const
             })).pipe(Effect.onExit((exit) => countOutcome(exit, Exit.isSuccess(exit) && exit.value !== result)))
           }),
