@@ -29,7 +29,8 @@ export const busyRefusals = Metric.counter("onboarding_db_busy_refusals_total", 
     "Units of work refused at once (unavailable) because DATABASE_POOL_MAX_WAITING others already waited for a connection"
 })
 
-const unavailable = (message: string) => new Unavailable({ message })
+/** What a caller is told when the database does not answer within the unit's budget. */
+export const databaseUnavailable = () => new Unavailable({ message: "the database is unavailable; try again later" })
 
 export const makeDatabaseGate = (options: { readonly connections: number; readonly maxWaiting: number }): DatabaseGate => {
   let held = 0
@@ -37,9 +38,12 @@ export const makeDatabaseGate = (options: { readonly connections: number; readon
   const waiters = new Set<() => void>()
   const busy = Effect.zipRight(
     Metric.increment(busyRefusals),
-    Effect.fail(unavailable(
-      `the database is busy: ${options.maxWaiting} units of work already wait for a connection (DATABASE_POOL_MAX_WAITING); try again later`
-    ))
+    Effect.fail(
+      new Unavailable({
+        message:
+          `the database is busy: ${options.maxWaiting} units of work already wait for a connection (DATABASE_POOL_MAX_WAITING); try again later`
+      })
+    )
   )
 
   const leave = () => {
@@ -69,7 +73,7 @@ export const makeDatabaseGate = (options: { readonly connections: number; readon
         }
         const timer = setTimeout(() => {
           waiters.delete(grant)
-          resume(Effect.fail(unavailable("the database is unavailable; try again later")))
+          resume(Effect.fail(databaseUnavailable()))
         }, budgetMillis)
         waiters.add(grant)
         // The caller has gone: out of the queue, or the permit it was just handed passed on.

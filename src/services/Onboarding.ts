@@ -99,10 +99,11 @@ export class Onboarding extends Effect.Service<Onboarding>()("Onboarding", {
           profileId: ProfileId.make(randomUUID()),
           licenseId: LicenseId.make(randomUUID())
         })
-        const claimed = yield* claimRun(run, fingerprint(request))
+        const content = fingerprint(request)
+        const claimed = yield* claimRun(run, content)
         if (claimed === 0) {
           replayed()
-          return yield* replay(workflowId, fingerprint(request))
+          return yield* replay(workflowId, content)
         }
 
         yield* orgs.create(new Org({ id: run.orgId, name: request.org.name }))

@@ -2,7 +2,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlError from "@effect/sql/SqlError"
 import { Context, Duration, Effect, Exit, Fiber, FiberId, FiberRef, Metric, Option, Schedule } from "effect"
 import { Unavailable } from "../domain/Errors.js"
-import { type DatabaseGate, DatabaseGateRef } from "./DatabaseGate.js"
+import { type DatabaseGate, databaseUnavailable, DatabaseGateRef } from "./DatabaseGate.js"
 import { spanAttribute } from "./SpanAttribute.js"
 
 // SQLSTATEs worth retrying: serialization failure, deadlock, connection exceptions (class 08),
@@ -79,7 +79,6 @@ export class OperationBudget extends Context.Reference<OperationBudget>()("Opera
   defaultValue: () => Duration.seconds(10)
 }) {}
 
-const unavailable = () => new Unavailable({ message: "the database is unavailable; try again later" })
 const isUnavailable = (e: unknown): e is Unavailable => e instanceof Unavailable
 
 /**
@@ -143,7 +142,7 @@ export const withinBudget = <A, E, R>(
             Effect.runFork(Fiber.interruptAsFork(fiber, FiberId.none))
             if (answered) return
             answered = true
-            resume(Effect.fail(unavailable()))
+            resume(Effect.fail(databaseUnavailable()))
           }, Math.max(1, budgetMillis - waited))
           fiber.addObserver((exit) => {
             clearTimeout(timer)
@@ -178,7 +177,7 @@ export const databaseOperation = <A, E, R>(
       const state = sqlState(error)
       return Metric.increment(Metric.tagged(transientFailures, "sqlstate", state)).pipe(
         Effect.zipRight(spanAttribute("db.response.status_code", state)),
-        Effect.zipRight(Effect.fail(unavailable()))
+        Effect.zipRight(Effect.fail(databaseUnavailable()))
       )
     }
   ) as Effect.Effect<A, Exclude<E, SqlError.SqlError> | Unavailable, R>
