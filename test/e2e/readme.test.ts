@@ -35,6 +35,13 @@ const examples = (name: string): Array<Example> => {
   })
 }
 
+/** The ```ts block of the typed clients section. */
+const typedClientsExample = /```ts\n([\s\S]*?)```/.exec(readme.split("<!-- examples:rpc -->")[1]!)![1]!
+
+/** What the README promises the example compiles under: a consumer's strict NodeNext project. */
+const tsc = `${root}node_modules/typescript/bin/tsc`
+const strictNodeNext = ["--strict", "--module", "nodenext", "--moduleResolution", "nodenext", "--target", "es2022", "--skipLibCheck", "--types", "node"]
+
 /** The README's default ports, as the running services' ports. */
 const onPorts = (command: string, urls: ServiceUrls) =>
   command
@@ -95,16 +102,19 @@ describe(`README examples run against the services (${deployment})`, () => {
         }))
     }
 
-    it.effect("the typed clients example runs under plain node and prints the org's name in each style", () =>
+    it.effect("the typed clients example type-checks (strict, NodeNext) and prints the org's name in each style", () =>
       Effect.gen(function*() {
         const urls = yield* Services
-        const [, code] = /```js\n([\s\S]*?)```/.exec(readme.split("<!-- examples:rpc -->")[1]!)!
-        // Saved in the repository as the README says, so `onboarding-services/client` resolves.
-        const file = `${root}.readme-clients-example-${process.pid}.mjs`
-        writeFileSync(file, code!.replaceAll("http://127.0.0.1:9090", urls.org))
-        const printed = yield* Effect.promise(() => run(process.execPath, [file], { cwd: root })).pipe(
-          Effect.ensuring(Effect.sync(() => rmSync(file, { force: true })))
-        )
+        // Saved in the repository, so `onboarding-services/client` resolves to this package itself.
+        const file = `${root}.readme-clients-example-${process.pid}`
+        writeFileSync(`${file}.ts`, typedClientsExample.replaceAll("http://127.0.0.1:9090", urls.org))
+        const printed = yield* Effect.promise(async () => {
+          await run(process.execPath, [tsc, ...strictNodeNext, `${file}.ts`], { cwd: root })
+          return run(process.execPath, [`${file}.js`], { cwd: root })
+        }).pipe(Effect.ensuring(Effect.sync(() => {
+          rmSync(`${file}.ts`, { force: true })
+          rmSync(`${file}.js`, { force: true })
+        })))
         expect(printed.stdout.trim().split("\n")).toEqual(["Acme", "Acme", "Acme"])
       }))
   })

@@ -29,7 +29,7 @@ export const RestError = Schema.Struct({
 }).annotations({ identifier: "Error" })
 
 /** A body's fields as JSON (`{name}`); the id, if repeated there, must match the path's. */
-const bodyOf = <Fields extends Schema.Struct.Fields>(fields: Fields, id: Schema.Schema.Any, identifier: string) =>
+const bodyOf = <Fields extends Schema.Struct.Fields, Id extends Schema.Schema.Any>(fields: Fields, id: Id, identifier: string) =>
   Schema.Struct({ ...fields, id: Schema.optional(id) }).annotations({ identifier })
 
 const reply = <K extends string, S extends Schema.Schema.Any>(key: K, schema: S, identifier: string) =>
