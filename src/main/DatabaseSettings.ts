@@ -32,13 +32,15 @@ export const databaseOptions: Config.Config<DatabaseOptions> = Config.all({
   connectTimeoutMillis: positive("DATABASE_CONNECT_TIMEOUT_MS", 3_000),
   operationTimeoutMillis: positive("DATABASE_OPERATION_TIMEOUT_MS", 10_000),
   maxWaiting: wholeNumber("DATABASE_POOL_MAX_WAITING", defaultMaxWaiting, 0, 1_000_000),
-  dataDir: variable("DATA_DIR", "./.data", `must be a directory path, or ${inMemory}`, dataDirectory)
+  dataDir: variable("DATA_DIR", "./.data", `must be a directory path, or ${inMemory}`, dataDirectory),
+  statementShortcut: oneOf("DATABASE_STATEMENT_SHORTCUT", "on", ["on", "off"] as const)
 }).pipe(
-  Config.map(({ connectTimeoutMillis, dataDir, maxWaiting, operationTimeoutMillis, poolSize, url }): DatabaseOptions =>
-    Option.isSome(url)
-      ? { kind: "postgres", url: url.value, poolSize, connectTimeoutMillis, operationTimeoutMillis, maxWaiting }
-      : { kind: "embedded", dataDir, operationTimeoutMillis, maxWaiting }
-  )
+  Config.map(({ connectTimeoutMillis, dataDir, maxWaiting, operationTimeoutMillis, poolSize, statementShortcut, url }): DatabaseOptions => {
+    const shortcut = statementShortcut === "on"
+    return Option.isSome(url)
+      ? { kind: "postgres", url: url.value, poolSize, connectTimeoutMillis, operationTimeoutMillis, maxWaiting, statementShortcut: shortcut }
+      : { kind: "embedded", dataDir, operationTimeoutMillis, maxWaiting, statementShortcut: shortcut }
+  })
 )
 
 /**

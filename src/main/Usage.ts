@@ -56,6 +56,7 @@ ${
   DATABASE_CONNECT_TIMEOUT_MS   PostgreSQL: time to get a connection (default 3000)
   DATABASE_OPERATION_TIMEOUT_MS the most one unit of work may take, retries included (default 10000)
   DATABASE_POOL_MAX_WAITING     units of work that may wait for a connection; more get unavailable (default 1024)
+  DATABASE_STATEMENT_SHORTCUT   on or off: fixed statements skip @effect/sql's per-statement work (default on)
   LOG_LEVEL           debug, info, warning or error (default info); debug adds a failed start's details
   LOG_FORMAT          json (one object per line) or pretty (default: pretty on a terminal, else json)
   ACCESS_LOG          on or off: one log line per call, refusals included (default on)

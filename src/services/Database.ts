@@ -5,6 +5,7 @@ import type { DataDirLocked, DataDirUnusable } from "./DataDirLock.js"
 import type { EmbeddedDatabaseError } from "./EmbeddedPostgres.js"
 import { pooledClient } from "./DatabasePool.js"
 import { migrate, verify } from "./Migrations.js"
+import { StatementShortcut } from "./Prepared.js"
 import { OperationBudget } from "./Transient.js"
 
 export type DatabaseOptions =
@@ -18,12 +19,15 @@ export type DatabaseOptions =
     readonly operationTimeoutMillis?: number
     /** See `DatabaseGate`. */
     readonly maxWaiting?: number
+    /** See `StatementShortcut`. */
+    readonly statementShortcut?: boolean
   }
   | {
     readonly kind: "embedded"
     readonly dataDir: string
     readonly operationTimeoutMillis?: number
     readonly maxWaiting?: number
+    readonly statementShortcut?: boolean
   }
 
 /** Units of work that may wait for a connection when none is given (`DATABASE_POOL_MAX_WAITING`). */
@@ -53,8 +57,12 @@ export const describe = (options: DatabaseOptions): string =>
 
 type EmbeddedFailure = DataDirLocked | DataDirUnusable | EmbeddedDatabaseError
 
+/** How each unit of work runs: its budget, and whether fixed statements take the shortcut. */
 const budget = (options: DatabaseOptions) =>
-  Layer.succeed(OperationBudget, Duration.millis(options.operationTimeoutMillis ?? 10_000))
+  Layer.mergeAll(
+    Layer.succeed(OperationBudget, Duration.millis(options.operationTimeoutMillis ?? 10_000)),
+    Layer.succeed(StatementShortcut, options.statementShortcut ?? true)
+  )
 
 const client = (
   options: DatabaseOptions

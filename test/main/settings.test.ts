@@ -68,6 +68,7 @@ const refused: ReadonlyArray<readonly [Record<string, string>, string]> = [
   [{ LOG_LEVEL: "trace" }, "org: LOG_LEVEL=trace is not valid: must be one of debug, info, warning, error"],
   [{ ACCESS_LOG: "no" }, "org: ACCESS_LOG=no is not valid: must be one of on, off"],
   [{ MIGRATE: "auto" }, "org: MIGRATE=auto is not valid: must be one of on, off"],
+  [{ DATABASE_STATEMENT_SHORTCUT: "yes" }, "org: DATABASE_STATEMENT_SHORTCUT=yes is not valid: must be one of on, off"],
   [
     { OTEL_TRACES_SAMPLER: "sometimes" },
     "org: OTEL_TRACES_SAMPLER=sometimes is not valid: must be one of always_on, always_off, traceidratio, " +
@@ -136,7 +137,13 @@ describe("settings: what is accepted", () => {
       })
       expect(empty).toEqual(unset)
       expect(databaseEmpty).toEqual(databaseUnset)
-      expect(databaseUnset).toEqual({ kind: "embedded", dataDir: "./.data", operationTimeoutMillis: 10_000, maxWaiting: 1024 })
+      expect(databaseUnset).toEqual({
+        kind: "embedded",
+        dataDir: "./.data",
+        operationTimeoutMillis: 10_000,
+        maxWaiting: 1024,
+        statementShortcut: true
+      })
       expect([portUnset, portEmpty]).toEqual([9090, 9090])
       expect([policyUnset, policyEmpty]).toEqual(["apply", "apply"])
     }))
