@@ -1,4 +1,4 @@
-import { Clock, Context, Effect, Equal, HashMap, Layer, Option, Ref } from "effect"
+import { Clock, Context, Effect, Equal, Exit, FiberRef, HashMap, Layer, Option, Ref } from "effect"
 import { AlreadyExists, NotFound } from "../domain/Errors.js"
 import type { License } from "../domain/License.js"
 import type { OnboardingRun } from "../domain/Onboarding.js"
@@ -54,9 +54,9 @@ export const inMemoryPage = <A, Filter extends string | undefined>(
 
 /**
  * The in-memory stand-in for the database, shared by the in-memory layers of Orgs, Profiles,
- * Licenses and Onboarding (as the SQL layers share one database). Every change is one atomic
- * update of the whole state, which is what gives the workflow its all-or-nothing: its four rows
- * land in one update or not at all, and a concurrent duplicate sees the finished run.
+ * Licenses and WorkflowRuns (as the SQL layers share one database). Every change is one atomic
+ * update of the whole state; the workflow's four rows land in one update or not at all
+ * (`atomically`), and a concurrent duplicate sees the finished run.
  */
 export class InMemoryStore extends Context.Tag("InMemoryStore")<InMemoryStore, Ref.Ref<Tables>>() {
   static readonly layer = Layer.effect(
@@ -70,6 +70,63 @@ export class InMemoryStore extends Context.Tag("InMemoryStore")<InMemoryStore, R
     })
   )
 }
+
+/** A unit of work's own copy of a store's tables, while `atomically` runs it. */
+interface Stage {
+  readonly store: Ref.Ref<Tables>
+  readonly staged: Ref.Ref<Tables>
+}
+
+const currentStage = FiberRef.unsafeMake<Stage | undefined>(undefined)
+
+/** The tables the caller sees: its unit of work's copy inside `atomically`, else the store's. */
+const tablesOf = (store: Ref.Ref<Tables>): Effect.Effect<Ref.Ref<Tables>> =>
+  Effect.map(FiberRef.get(currentStage), (stage) => (stage?.store === store ? stage.staged : store))
+
+export const readTables = (store: Ref.Ref<Tables>): Effect.Effect<Tables> => Effect.flatMap(tablesOf(store), Ref.get)
+
+/** One atomic change of the tables the caller sees (see `tablesOf`), answering `f`'s first part. */
+export const modifyTables = <A>(store: Ref.Ref<Tables>, f: (tables: Tables) => readonly [A, Tables]): Effect.Effect<A> =>
+  Effect.flatMap(tablesOf(store), (tables) => Ref.modify(tables, f))
+
+const tableNames = ["orgs", "profiles", "licenses", "runs"] as const
+
+/**
+ * `now` with the keys that `unit` added (those of `after` missing from `before`), or undefined
+ * when another writer added one of them meanwhile. Records are only ever added, never changed.
+ */
+const applied = (before: Tables, after: Tables, now: Tables): Tables | undefined => {
+  const table = (tables: Tables, name: typeof tableNames[number]) => tables[name] as HashMap.HashMap<string, unknown>
+  let merged: Tables = { ...now, clock: now.clock > after.clock ? now.clock : after.clock }
+  for (const name of tableNames) {
+    const added = HashMap.filter(table(after, name), (_, key) => !HashMap.has(table(before, name), key))
+    if (HashMap.some(added, (_, key) => HashMap.has(table(now, name), key))) return undefined
+    merged = { ...merged, [name]: HashMap.union(table(now, name), added) }
+  }
+  return merged
+}
+
+/**
+ * `unit` all or nothing, as a database transaction runs it: its writes go to a copy of the tables
+ * and land in the store in one update when it succeeds, or not at all. When a concurrent writer
+ * added one of the same keys first (a duplicate workflow id), `unit` runs again on the new tables
+ * and finds that writer's record, as a SQL transaction blocked on the same key does.
+ */
+export const atomically = (store: Ref.Ref<Tables>) => <A, E, R>(unit: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.gen(function*() {
+    while (true) {
+      const before = yield* Ref.get(store)
+      const staged = yield* Ref.make(before)
+      const exit = yield* Effect.exit(Effect.locally(unit, currentStage, { store, staged }))
+      if (Exit.isFailure(exit)) return yield* exit
+      const after = yield* Ref.get(staged)
+      const landed = yield* Ref.modify(store, (now) => {
+        const merged = applied(before, after, now)
+        return merged === undefined ? [false, now] as const : [true, merged] as const
+      })
+      if (landed) return exit.value
+    }
+  })
 
 /** The tables of records created under the caller's id, and the record each holds. */
 interface Records {
@@ -93,7 +150,7 @@ export const inMemoryTable = <T extends keyof Records, Filter extends string | u
   return {
     create: (value: Records[T]): Effect.Effect<Records[T], AlreadyExists> =>
       Effect.flatMap(Clock.currentTimeMillis, (now) =>
-        Effect.flatten(Ref.modify(store, (tables) => {
+        Effect.flatten(modifyTables(store, (tables) => {
           const stored = HashMap.get(rowsOf(tables), value.id)
           if (Option.isNone(stored)) {
             const [createdAt, later] = creationTime(tables, now)
@@ -108,12 +165,12 @@ export const inMemoryTable = <T extends keyof Records, Filter extends string | u
           ] as const
         }))),
     get: (id: string): Effect.Effect<Records[T], NotFound> =>
-      Effect.flatMap(Ref.get(store), (tables) =>
+      Effect.flatMap(readTables(store), (tables) =>
         Option.match(HashMap.get(rowsOf(tables), id), {
           onNone: () => Effect.fail(new NotFound({ resource, id })),
           onSome: (row) => Effect.succeed(row.value)
         })),
     list: (query: PageQuery<Filter>): Effect.Effect<Page<Records[T]>> =>
-      Effect.map(Ref.get(store), (tables) => inMemoryPage(HashMap.values(rowsOf(tables)), query, matches))
+      Effect.map(readTables(store), (tables) => inMemoryPage(HashMap.values(rowsOf(tables)), query, matches))
   }
 }

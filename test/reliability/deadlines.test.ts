@@ -8,6 +8,7 @@ import { CreateOnboardingWorkflowRequestSchema } from "../../src/gen/workflow/v1
 import { DatabaseHealth } from "../../src/services/DatabaseHealth.js"
 import { Licenses } from "../../src/services/Licenses.js"
 import { Onboarding } from "../../src/services/Onboarding.js"
+import { WorkflowRuns } from "../../src/services/WorkflowRuns.js"
 import { Orgs } from "../../src/services/Orgs.js"
 import { Profiles } from "../../src/services/Profiles.js"
 import { Services } from "../e2e/support/Servers.js"
@@ -161,7 +162,7 @@ const SlowServices = Layer.mergeAll(
   Orgs.Default,
   Profiles.Default,
   Licenses.Default,
-  Onboarding.DefaultWithoutDependencies.pipe(Layer.provide([SlowOrgs, Profiles.Default, Licenses.Default])),
+  Onboarding.DefaultWithoutDependencies.pipe(Layer.provide([SlowOrgs, Profiles.Default, Licenses.Default, WorkflowRuns.Sql])),
   DatabaseHealth.Default
 ).pipe(Layer.provideMerge(TestDatabase))
 

@@ -15,6 +15,7 @@ import {
 import { DatabaseHealth } from "../../src/services/DatabaseHealth.js"
 import { Licenses } from "../../src/services/Licenses.js"
 import { Onboarding } from "../../src/services/Onboarding.js"
+import { WorkflowRuns } from "../../src/services/WorkflowRuns.js"
 import { Orgs } from "../../src/services/Orgs.js"
 import { Profiles } from "../../src/services/Profiles.js"
 import { listen } from "../../src/transports/http/PortListener.js"
@@ -55,7 +56,7 @@ const SlowWorkflows = Layer.mergeAll(
   Orgs.Default,
   Profiles.Default,
   Licenses.Default,
-  Onboarding.DefaultWithoutDependencies.pipe(Layer.provide([SlowOrgs, Profiles.Default, Licenses.Default])),
+  Onboarding.DefaultWithoutDependencies.pipe(Layer.provide([SlowOrgs, Profiles.Default, Licenses.Default, WorkflowRuns.Sql])),
   DatabaseHealth.Default
 ).pipe(Layer.provideMerge(TestDatabase))
 

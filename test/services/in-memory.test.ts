@@ -11,11 +11,14 @@ import { ListProfilesRequest, Profile } from "../../src/domain/Profile.js"
 import { CanonicalTimestamp } from "../../src/domain/Timestamp.js"
 import { validate } from "../../src/domain/Validation.js"
 import { InMemoryServices } from "../../src/services/InMemoryServices.js"
+import { InMemoryStore } from "../../src/services/InMemoryStore.js"
 import { Licenses } from "../../src/services/Licenses.js"
 import { Onboarding } from "../../src/services/Onboarding.js"
 import { Orgs } from "../../src/services/Orgs.js"
 import { Profiles } from "../../src/services/Profiles.js"
+import { WorkflowRuns } from "../../src/services/WorkflowRuns.js"
 import { uuid } from "../support/ids.js"
+import { rowCounts } from "../support/rows.js"
 import { TestDatabase, testDatabaseKind } from "../support/TestDatabase.js"
 
 /**
@@ -227,3 +230,29 @@ for (const [kind, services] of Object.entries(layers)) {
     })
   })
 }
+
+/** The in-memory Licenses, refusing every create: the workflow's last step fails. */
+const RefusingLicenses = Layer.effect(
+  Licenses,
+  Effect.map(Licenses, (real) =>
+    Licenses.make({ ...real, create: (license) => Effect.fail(new AlreadyExists({ resource: "license", id: license.id })) }))
+).pipe(Layer.provide(Licenses.InMemory))
+
+describe("the workflow in memory is the real one, all or nothing", () => {
+  const services = Onboarding.DefaultWithoutDependencies.pipe(
+    Layer.provide([Orgs.InMemory, Profiles.InMemory, RefusingLicenses, WorkflowRuns.InMemory]),
+    Layer.provideMerge(InMemoryStore.layer)
+  )
+  layer(services)((it) => {
+    it.effect("a workflow whose license is refused leaves no org, profile or run, and answers the refusal", () =>
+      Effect.gen(function*() {
+        const workflowId = uuid()
+        const refused = yield* Effect.flip((yield* Onboarding).create(yield* request(workflowId)))
+        expect(refused._tag).toBe("AlreadyExists")
+        expect(yield* rowCounts).toEqual({ orgs: 0, profiles: 0, licenses: 0, runs: 0 })
+        expect(yield* Effect.flip((yield* Onboarding).getRun(WorkflowId.make(workflowId)))).toEqual(
+          new NotFound({ resource: "workflow", id: workflowId })
+        )
+      }))
+  })
+})

@@ -7,6 +7,7 @@ import { OnboardingRequest } from "../../src/domain/Onboarding.js"
 import { validate } from "../../src/domain/Validation.js"
 import { Licenses } from "../../src/services/Licenses.js"
 import { Onboarding } from "../../src/services/Onboarding.js"
+import { WorkflowRuns } from "../../src/services/WorkflowRuns.js"
 import { Orgs } from "../../src/services/Orgs.js"
 import { Profiles } from "../../src/services/Profiles.js"
 import { databaseOperation } from "../../src/services/Transient.js"
@@ -27,7 +28,7 @@ const request = (overrides: { workflowId?: string; name?: string } = {}) =>
 const withLicenses = (licenses: Layer.Layer<Licenses, never, SqlClient.SqlClient>) =>
   Effect.provide(
     Layer.mergeAll(
-      Onboarding.DefaultWithoutDependencies.pipe(Layer.provide([Orgs.Default, Profiles.Default, licenses])),
+      Onboarding.DefaultWithoutDependencies.pipe(Layer.provide([Orgs.Default, Profiles.Default, licenses, WorkflowRuns.Sql])),
       Orgs.Default,
       Profiles.Default,
       Licenses.Default
