@@ -1,43 +1,84 @@
-import { create } from "@bufbuild/protobuf"
+import { create, type DescMessage, type DescMethodUnary, type MessageShape } from "@bufbuild/protobuf"
 import { type Timestamp as TimestampMessage, TimestampSchema } from "@bufbuild/protobuf/wkt"
-import type { License } from "../../domain/License.js"
-import type { OnboardingRun } from "../../domain/Onboarding.js"
-import type { Org } from "../../domain/Org.js"
-import type { Profile } from "../../domain/Profile.js"
+import type { HandlerContext } from "@connectrpc/connect"
+import { Effect } from "effect"
+import type { DomainError } from "../../domain/Errors.js"
 import { fromSecondsNanos, type Timestamp, toSecondsNanos } from "../../domain/Timestamp.js"
+import type { EffectCall } from "./EffectCall.js"
 
 /**
- * Protobuf <-> domain. Incoming messages become plain objects for the domain's validation, with
- * unset message fields left out so they are reported as missing; outgoing domain values become
- * message init shapes.
+ * Protobuf <-> domain, one generic mapping walked over the generated descriptors: a field is read
+ * and written under its JSON name, the name the domain's schemas use (the contract's JSON form), so
+ * no message is mapped by hand. test/transports/proto-mapping.test.ts walks every message of every
+ * service against the operations' schemas: a field on one side only fails there.
  */
 
+const timestampType = "google.protobuf.Timestamp"
+
 /** An out-of-range Timestamp is passed on as text the domain refuses with its usual message. */
-export const timestampText = (ts: TimestampMessage | undefined): string | undefined =>
-  ts === undefined ? undefined : fromSecondsNanos(ts.seconds, ts.nanos) ?? `${ts.seconds}s ${ts.nanos}ns`
+const timestampText = (ts: TimestampMessage): string =>
+  fromSecondsNanos(ts.seconds, ts.nanos) ?? `${ts.seconds}s ${ts.nanos}ns`
 
-export const timestampMessage = (t: Timestamp): TimestampMessage => create(TimestampSchema, toSecondsNanos(t))
+const timestampMessage = (t: Timestamp): TimestampMessage => create(TimestampSchema, toSecondsNanos(t))
 
-/** Drops undefined members, so an absent field is "missing" to the domain rather than `undefined`. */
-export const present = <T extends Record<string, unknown>>(fields: T): Partial<T> =>
-  Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as Partial<T>
+/**
+ * A request message as its operation's payload, in the payload's wire shape: Timestamps as RFC 3339
+ * text, and unset message fields left out, so that the domain reports them as missing. proto3
+ * cannot tell 0 and "" from absent: the domain reads them as "not given".
+ */
+export const fromMessage = (desc: DescMessage, message: object): Record<string, unknown> => {
+  const fields: Record<string, unknown> = {}
+  for (const field of desc.fields) {
+    const value = (message as Record<string, unknown>)[field.localName]
+    if (value === undefined) continue
+    if (field.fieldKind === "message") {
+      fields[field.jsonName] = field.message.typeName === timestampType
+        ? timestampText(value as TimestampMessage)
+        : fromMessage(field.message, value as object)
+    } else if (field.fieldKind === "list" && field.listKind === "message") {
+      fields[field.jsonName] = (value as ReadonlyArray<object>).map((each) => fromMessage(field.message, each))
+    } else {
+      fields[field.jsonName] = value
+    }
+  }
+  return fields
+}
 
-export const orgFields = (org: Org) => ({ id: org.id, name: org.name })
+/** The init shape of message `desc` from a domain value (or a record of them) under the same names. */
+const messageInit = (desc: DescMessage, value: object): Record<string, unknown> => {
+  const init: Record<string, unknown> = {}
+  for (const field of desc.fields) {
+    const each = (value as Record<string, unknown>)[field.jsonName]
+    if (each === undefined) continue
+    if (field.fieldKind === "message") {
+      init[field.localName] = field.message.typeName === timestampType
+        ? timestampMessage(each as Timestamp)
+        : messageInit(field.message, each as object)
+    } else if (field.fieldKind === "list" && field.listKind === "message") {
+      init[field.localName] = (each as ReadonlyArray<object>).map((item) => messageInit(field.message, item))
+    } else {
+      init[field.localName] = each
+    }
+  }
+  return init
+}
 
-export const profileFields = (profile: Profile) => ({ id: profile.id, fullName: profile.fullName, orgId: profile.orgId })
+export const toMessage = <Desc extends DescMessage>(desc: Desc, value: object): MessageShape<Desc> =>
+  create(desc, messageInit(desc, value) as never)
 
-export const licenseFields = (license: License) => ({
-  id: license.id,
-  userId: license.userId,
-  start: timestampMessage(license.start),
-  end: timestampMessage(license.end)
-})
-
-export const runFields = (run: OnboardingRun) => ({
-  workflowId: run.workflowId,
-  orgId: run.orgId,
-  profileId: run.profileId,
-  licenseId: run.licenseId,
-  status: run.status,
-  createdAt: timestampMessage(run.createdAt)
-})
+/**
+ * A unary method's connect-node handler over an operation: the request message as the payload, the
+ * reply as the response message — the reply itself, or under `replyField` (`{org: ...}`).
+ */
+export const unary = <R>(call: EffectCall<R>) =>
+<I extends DescMessage, O extends DescMessage>(
+  method: DescMethodUnary<I, O>,
+  run: (payload: unknown) => Effect.Effect<object, DomainError, R>,
+  replyField?: string
+) =>
+(request: MessageShape<I>, context: HandlerContext): Promise<MessageShape<O>> =>
+  call(
+    context,
+    Effect.map(run(fromMessage(method.input, request)), (reply) =>
+      toMessage(method.output, replyField === undefined ? reply : { [replyField]: reply }))
+  )

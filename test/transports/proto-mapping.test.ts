@@ -1,0 +1,122 @@
+import type { DescMessage, DescService } from "@bufbuild/protobuf"
+import type * as Rpc from "@effect/rpc/Rpc"
+import { describe, expect, it } from "@effect/vitest"
+import { Schema, SchemaAST as AST } from "effect"
+import { Org } from "../../src/domain/Org.js"
+import { LicenseService } from "../../src/gen/license/v1beta1/license_pb.js"
+import { OrgSchema, OrgService } from "../../src/gen/org/v1beta1/org_pb.js"
+import { ProfileService } from "../../src/gen/profile/v1beta1/profile_pb.js"
+import { WorkflowService } from "../../src/gen/workflow/v1beta1/workflow_pb.js"
+import { LicenseOperations } from "../../src/operations/LicenseOperations.js"
+import { OrgOperations } from "../../src/operations/OrgOperations.js"
+import { ProfileOperations } from "../../src/operations/ProfileOperations.js"
+import { WorkflowOperations } from "../../src/operations/WorkflowOperations.js"
+
+/**
+ * Connect and gRPC map messages generically (transports/connect/ProtoCodec.ts): a field is carried
+ * when the message and the operation's schema both name it (the JSON name). So every message of
+ * every service is walked here against its operation's payload and success schemas, nested
+ * messages included: a field on one side only (added to the .proto and not to the domain, or the
+ * other way round) fails this test instead of being dropped on the wire without a word.
+ */
+
+/** An operations table, for looking its operations up by name. */
+interface Table {
+  readonly requests: ReadonlyMap<string, Rpc.Any>
+}
+
+const services: ReadonlyArray<readonly [DescService, Table]> = [
+  [OrgService, OrgOperations],
+  [ProfileService, ProfileOperations],
+  [LicenseService, LicenseOperations],
+  [WorkflowService, WorkflowOperations]
+]
+
+/** Absent, in JSON: `undefined` (an optional member) or `null` (proto3 JSON's "not set"). */
+const isAbsent = (ast: AST.AST) => ast._tag === "UndefinedKeyword" || (ast._tag === "Literal" && ast.literal === null)
+
+/** The object type an AST stands for, on its encoded (wire) side: optional and refined members unwrapped. */
+const objectOf = (ast: AST.AST): AST.TypeLiteral | undefined => {
+  switch (ast._tag) {
+    case "TypeLiteral":
+      return ast
+    case "Transformation":
+      return objectOf(ast.from)
+    case "Refinement":
+      return objectOf(ast.from)
+    case "Declaration":
+      return ast.typeParameters.length === 1 ? objectOf(ast.typeParameters[0]!) : undefined
+    case "Suspend":
+      return objectOf(ast.f())
+    case "Union": {
+      const members = ast.types.filter((member) => !isAbsent(member))
+      return members.length === 1 ? objectOf(members[0]!) : undefined
+    }
+    default:
+      return undefined
+  }
+}
+
+/** The element type of an array AST. */
+const elementOf = (ast: AST.AST): AST.AST | undefined => {
+  if (ast._tag === "TupleType") return ast.rest[0]?.type
+  if (ast._tag === "Union") {
+    const members = ast.types.filter((member) => !isAbsent(member))
+    return members.length === 1 ? elementOf(members[0]!) : undefined
+  }
+  if (ast._tag === "Refinement" || ast._tag === "Transformation") return elementOf(ast.from)
+  return undefined
+}
+
+/** Every difference between a message and a schema, as `path: only in …` lines. */
+const differences = (message: DescMessage, ast: AST.AST, path: string): Array<string> => {
+  const object = objectOf(AST.encodedAST(ast))
+  if (object === undefined) return [`${path}: the schema is not an object`]
+  const members = new Map(object.propertySignatures.map((member) => [String(member.name), member.type]))
+  const fields = new Map(message.fields.map((field) => [field.jsonName, field]))
+  const found = [
+    ...[...fields.keys()].filter((name) => !members.has(name)).map((name) => `${path}.${name}: only in ${message.typeName}`),
+    ...[...members.keys()].filter((name) => !fields.has(name)).map((name) => `${path}.${name}: only in the schema`)
+  ]
+  for (const [name, field] of fields) {
+    const member = members.get(name)
+    if (member === undefined) continue
+    if (field.fieldKind === "message" && field.message.typeName !== "google.protobuf.Timestamp") {
+      found.push(...differences(field.message, member, `${path}.${name}`))
+    } else if (field.fieldKind === "list" && field.listKind === "message") {
+      const element = elementOf(AST.encodedAST(member))
+      found.push(...(element === undefined ? [`${path}.${name}: not a list in the schema`] : differences(field.message, element, `${path}.${name}[]`)))
+    }
+  }
+  return found
+}
+
+/** A Get/Create reply is the record itself under one field (`{org: ...}`); a list's is the page as it is. */
+const replyDifferences = (message: DescMessage, success: AST.AST, path: string): Array<string> => {
+  const [only] = message.fields
+  const wrapped = message.fields.length === 1 && only!.fieldKind === "message" &&
+    !objectOf(AST.encodedAST(success))?.propertySignatures.some((member) => member.name === only!.jsonName)
+  return wrapped ? differences(only!.message!, success, `${path}.${only!.jsonName}`) : differences(message, success, path)
+}
+
+describe("Connect and gRPC messages name the same fields as the operations' schemas", () => {
+  for (const [service, group] of services) {
+    for (const method of service.methods) {
+      it(`${service.typeName}/${method.name}`, () => {
+        const rpc = group.requests.get(method.name) as Rpc.AnyWithProps | undefined
+        expect(rpc, `an operation ${method.name} in the table`).toBeDefined()
+        expect([
+          ...differences(method.input, rpc!.payloadSchema.ast, "request"),
+          ...replyDifferences(method.output, rpc!.successSchema.ast, "reply")
+        ]).toEqual([])
+      })
+    }
+  }
+
+  it("the walk notices a field on one side only", () => {
+    const { name: _, ...withoutName } = Org.fields
+    expect(differences(OrgSchema, Schema.Struct(withoutName).ast, "org")).toEqual(["org.name: only in org.v1beta1.Org"])
+    const withMore = Schema.Struct({ ...Org.fields, plan: Schema.String })
+    expect(differences(OrgSchema, withMore.ast, "org")).toEqual(["org.plan: only in the schema"])
+  })
+})
