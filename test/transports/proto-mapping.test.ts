@@ -11,6 +11,7 @@ import { LicenseOperations } from "../../src/operations/LicenseOperations.js"
 import { OrgOperations } from "../../src/operations/OrgOperations.js"
 import { ProfileOperations } from "../../src/operations/ProfileOperations.js"
 import { WorkflowOperations } from "../../src/operations/WorkflowOperations.js"
+import { elementOf, objectOf } from "../support/SchemaShape.js"
 
 /**
  * Connect and gRPC map messages generically (transports/connect/ProtoCodec.ts): a field is carried
@@ -31,42 +32,6 @@ const services: ReadonlyArray<readonly [DescService, Table]> = [
   [LicenseService, LicenseOperations],
   [WorkflowService, WorkflowOperations]
 ]
-
-/** Absent, in JSON: `undefined` (an optional member) or `null` (proto3 JSON's "not set"). */
-const isAbsent = (ast: AST.AST) => ast._tag === "UndefinedKeyword" || (ast._tag === "Literal" && ast.literal === null)
-
-/** The object type an AST stands for, on its encoded (wire) side: optional and refined members unwrapped. */
-const objectOf = (ast: AST.AST): AST.TypeLiteral | undefined => {
-  switch (ast._tag) {
-    case "TypeLiteral":
-      return ast
-    case "Transformation":
-      return objectOf(ast.from)
-    case "Refinement":
-      return objectOf(ast.from)
-    case "Declaration":
-      return ast.typeParameters.length === 1 ? objectOf(ast.typeParameters[0]!) : undefined
-    case "Suspend":
-      return objectOf(ast.f())
-    case "Union": {
-      const members = ast.types.filter((member) => !isAbsent(member))
-      return members.length === 1 ? objectOf(members[0]!) : undefined
-    }
-    default:
-      return undefined
-  }
-}
-
-/** The element type of an array AST. */
-const elementOf = (ast: AST.AST): AST.AST | undefined => {
-  if (ast._tag === "TupleType") return ast.rest[0]?.type
-  if (ast._tag === "Union") {
-    const members = ast.types.filter((member) => !isAbsent(member))
-    return members.length === 1 ? elementOf(members[0]!) : undefined
-  }
-  if (ast._tag === "Refinement" || ast._tag === "Transformation") return elementOf(ast.from)
-  return undefined
-}
 
 /** Every difference between a message and a schema, as `path: only in …` lines. */
 const differences = (message: DescMessage, ast: AST.AST, path: string): Array<string> => {
