@@ -1,9 +1,8 @@
 import { Data, Effect, Option, type Scope } from "effect"
-import { randomUUID } from "node:crypto"
-import { readFileSync } from "node:fs"
-import { link, mkdir, readFile, realpath, stat, unlink, writeFile } from "node:fs/promises"
-import { hostname } from "node:os"
+import { mkdir, realpath, stat } from "node:fs/promises"
 import { dirname, join, resolve } from "node:path"
+import { attempt, createExclusive, errorCode, type LockOwner, readOwner, removeIfExists } from "./DataDirLockFile.js"
+import { isStale, newOwner, removeStale } from "./DataDirLockOwner.js"
 
 /**
  * One process per embedded data directory. PGlite takes no lock of its own, so two processes on
@@ -18,14 +17,7 @@ import { dirname, join, resolve } from "node:path"
  * claimant that dies mid-claim leaves a claim that is itself stale, and is cleared the same way.
  */
 
-export interface LockOwner {
-  readonly pid: number
-  readonly host: string
-  readonly nonce: string
-  readonly since: string
-  /** The process's start time in clock ticks since boot (Linux), which tells a reused pid apart. */
-  readonly started?: string
-}
+export type { LockOwner } from "./DataDirLockFile.js"
 
 export class DataDirLocked extends Data.TaggedError("DataDirLocked")<{
   readonly dataDir: string
@@ -57,9 +49,6 @@ export const lockFileName = "onboarding.lock"
 /** Directories locked by this process: a second lock here must refuse, yet its pid looks alive. */
 const heldHere = new Set<string>()
 
-const errorCode = (error: unknown): string | undefined =>
-  typeof error === "object" && error !== null && "code" in error ? String(error.code) : undefined
-
 const reasons: Record<string, string> = {
   ENOTDIR: "a part of the path is a file, not a directory",
   EEXIST: "it exists and is not a directory",
@@ -75,116 +64,6 @@ const reasons: Record<string, string> = {
 
 const unusable = (dataDir: string) => (cause: unknown) =>
   new DataDirUnusable({ dataDir, reason: reasons[errorCode(cause) ?? ""] ?? String(errorCode(cause) ?? cause), cause })
-
-/** State and start time of a process, where /proc tells them (Linux); undefined elsewhere. */
-const procStat = (pid: number): { readonly state: string; readonly started: string } | undefined => {
-  try {
-    // Fields after the command name, which may itself hold spaces and parentheses: 3 (state) on.
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ").pop()!.split(" ")
-    return { state: fields[0]!, started: fields[19]! }
-  } catch {
-    return undefined
-  }
-}
-
-/**
- * True when the owner is still running: its pid is alive (EPERM: alive, someone else's), is not a
- * zombie (it has exited, its parent has not reaped it yet) and, where the lock says when the owner
- * started, is still that process and not a later one given the same pid (after a reboot or a
- * container restart).
- */
-const isRunning = (owner: LockOwner): boolean => {
-  try {
-    process.kill(owner.pid, 0)
-  } catch (error) {
-    if (errorCode(error) !== "EPERM") return false
-  }
-  const stat = procStat(owner.pid)
-  if (stat === undefined) return true
-  return stat.state !== "Z" && (owner.started === undefined || owner.started === stat.started)
-}
-
-/**
- * Another host's process cannot be checked, so its lock is never taken over. A lock with our own
- * pid that is not in `heldHere` is a previous run's: a container restarts its process with the
- * same pid.
- */
-const isStale = (owner: LockOwner): boolean =>
-  owner.host === hostname() && (owner.pid === process.pid || !isRunning(owner))
-
-const parseOwner = (text: string): Option.Option<LockOwner> => {
-  try {
-    const value: unknown = JSON.parse(text)
-    if (typeof value !== "object" || value === null) return Option.none()
-    const { host, nonce, pid, since, started } = value as Record<string, unknown>
-    return typeof pid === "number" && typeof host === "string" && typeof nonce === "string"
-      ? Option.some({
-        pid,
-        host,
-        nonce,
-        since: typeof since === "string" ? since : "",
-        ...(typeof started === "string" ? { started } : {})
-      })
-      : Option.none()
-  } catch {
-    return Option.none()
-  }
-}
-
-type Read = { readonly _tag: "Missing" } | { readonly _tag: "Found"; readonly owner: Option.Option<LockOwner> }
-
-/** A file-system call whose failure is the Node error itself (its `code` says what happened). */
-const attempt = <A>(operation: () => Promise<A>) => Effect.tryPromise({ try: operation, catch: (error) => error })
-
-const readOwner = (file: string) =>
-  attempt(() => readFile(file, "utf8")).pipe(
-    Effect.map((text): Read => ({ _tag: "Found", owner: parseOwner(text) })),
-    Effect.catchIf((error) => errorCode(error) === "ENOENT", () => Effect.succeed<Read>({ _tag: "Missing" }))
-  )
-
-/** Creates `file` holding `owner`, complete, unless `file` exists (then false). */
-const createExclusive = (file: string, owner: LockOwner) =>
-  Effect.gen(function*() {
-    const draft = `${file}.${owner.nonce}.draft`
-    yield* attempt(() => writeFile(draft, JSON.stringify(owner), { flag: "wx" }))
-    return yield* attempt(() => link(draft, file)).pipe(
-      Effect.as(true),
-      Effect.catchIf((error) => errorCode(error) === "EEXIST", () => Effect.succeed(false)),
-      Effect.ensuring(Effect.promise(() => unlink(draft).catch(() => undefined)))
-    )
-  })
-
-const removeIfExists = (file: string) =>
-  attempt(() => unlink(file)).pipe(Effect.catchIf((error) => errorCode(error) === "ENOENT", () => Effect.void))
-
-const ownStart = procStat(process.pid)?.started
-
-const newOwner = (): LockOwner => ({
-  pid: process.pid,
-  host: hostname(),
-  nonce: randomUUID(),
-  since: new Date().toISOString(),
-  ...(ownStart === undefined ? {} : { started: ownStart })
-})
-
-/** Removes `file` if it still holds `stale`, racing safely with others doing the same. */
-const removeStale = (file: string, stale: LockOwner, depth: number): Effect.Effect<void, unknown> =>
-  Effect.gen(function*() {
-    const claim = `${file}.claim-${stale.nonce}`
-    if (yield* createExclusive(claim, newOwner())) {
-      const current = yield* readOwner(file)
-      if (current._tag === "Found" && Option.exists(current.owner, (owner) => owner.nonce === stale.nonce)) {
-        yield* removeIfExists(file)
-      }
-      return yield* removeIfExists(claim)
-    }
-    const claimant = yield* readOwner(claim)
-    if (claimant._tag === "Missing") return
-    const owner = claimant.owner
-    if (Option.isSome(owner) && isStale(owner.value) && depth < 8) return yield* removeStale(claim, owner.value, depth + 1)
-    // A live process is taking it over (a matter of microseconds), or a claim we cannot judge.
-    yield* Effect.sleep(depth < 8 && Option.isSome(owner) ? "20 millis" : "200 millis")
-  })
 
 /**
  * `mkdir -p`, one level at a time: Node's recursive mkdir spins forever (at full CPU, deaf to

@@ -39,8 +39,9 @@ const projectDirectory = (() => {
   return directory
 })()
 
+/** Every module main.js loads (Resources.ts holds only types: its imports are erased, it is never fetched). */
 const scripts: ReadonlyMap<string, Asset> = new Map(
-  ["main.js", "Api.js", "Dom.js", "Pages.js"].map((name) => [
+  ["main.js", "Api.js", "Dom.js", "Pages.js", "OnboardingPage.js", "Failure.js"].map((name) => [
     name,
     asset(javascript, () => {
       const file = join(projectDirectory, "dist", "console", name)

@@ -1,0 +1,64 @@
+import { Effect, Option } from "effect"
+import { link, readFile, unlink, writeFile } from "node:fs/promises"
+
+/*
+ * The lock file of a data directory (DataDirLock.ts) on disk: what it holds, how it is read, and
+ * how it is created complete or not at all.
+ */
+
+export interface LockOwner {
+  readonly pid: number
+  readonly host: string
+  readonly nonce: string
+  readonly since: string
+  /** The process's start time in clock ticks since boot (Linux), which tells a reused pid apart. */
+  readonly started?: string
+}
+
+export const errorCode = (error: unknown): string | undefined =>
+  typeof error === "object" && error !== null && "code" in error ? String(error.code) : undefined
+
+const parseOwner = (text: string): Option.Option<LockOwner> => {
+  try {
+    const value: unknown = JSON.parse(text)
+    if (typeof value !== "object" || value === null) return Option.none()
+    const { host, nonce, pid, since, started } = value as Record<string, unknown>
+    return typeof pid === "number" && typeof host === "string" && typeof nonce === "string"
+      ? Option.some({
+        pid,
+        host,
+        nonce,
+        since: typeof since === "string" ? since : "",
+        ...(typeof started === "string" ? { started } : {})
+      })
+      : Option.none()
+  } catch {
+    return Option.none()
+  }
+}
+
+type Read = { readonly _tag: "Missing" } | { readonly _tag: "Found"; readonly owner: Option.Option<LockOwner> }
+
+/** A file-system call whose failure is the Node error itself (its `code` says what happened). */
+export const attempt = <A>(operation: () => Promise<A>) => Effect.tryPromise({ try: operation, catch: (error) => error })
+
+export const readOwner = (file: string) =>
+  attempt(() => readFile(file, "utf8")).pipe(
+    Effect.map((text): Read => ({ _tag: "Found", owner: parseOwner(text) })),
+    Effect.catchIf((error) => errorCode(error) === "ENOENT", () => Effect.succeed<Read>({ _tag: "Missing" }))
+  )
+
+/** Creates `file` holding `owner`, complete, unless `file` exists (then false). */
+export const createExclusive = (file: string, owner: LockOwner) =>
+  Effect.gen(function*() {
+    const draft = `${file}.${owner.nonce}.draft`
+    yield* attempt(() => writeFile(draft, JSON.stringify(owner), { flag: "wx" }))
+    return yield* attempt(() => link(draft, file)).pipe(
+      Effect.as(true),
+      Effect.catchIf((error) => errorCode(error) === "EEXIST", () => Effect.succeed(false)),
+      Effect.ensuring(Effect.promise(() => unlink(draft).catch(() => undefined)))
+    )
+  })
+
+export const removeIfExists = (file: string) =>
+  attempt(() => unlink(file)).pipe(Effect.catchIf((error) => errorCode(error) === "ENOENT", () => Effect.void))
