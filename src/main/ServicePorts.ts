@@ -1,6 +1,7 @@
 import type { Rpc } from "@effect/rpc"
 import type { SqlClient } from "@effect/sql"
 import type { Layer } from "effect"
+import type { OperationHandlers } from "../operations/Operation.js"
 import { LicenseOperationsLive } from "../operations/LicenseOperationsLive.js"
 import { OrgOperationsLive } from "../operations/OrgOperationsLive.js"
 import { ProfileOperationsLive } from "../operations/ProfileOperationsLive.js"
@@ -14,11 +15,11 @@ import { Profiles } from "../services/Profiles.js"
 /** A service as a process sees it: what it serves, what it needs, where it listens by default. */
 export interface ServicePort<S, Rpcs extends Rpc.Any> {
   readonly name: string
-  readonly api: ServiceApi<Rpc.ToHandler<Rpcs> | S, Rpcs>
+  readonly api: ServiceApi<OperationHandlers<Rpcs> | S, Rpcs>
   /** The services behind the operations, over the database. */
   readonly services: Layer.Layer<S, never, SqlClient.SqlClient>
   /** The operations' handlers (the operations table's layer), over the services. */
-  readonly rpcHandlers: Layer.Layer<Rpc.ToHandler<Rpcs>, never, S>
+  readonly rpcHandlers: Layer.Layer<OperationHandlers<Rpcs>, never, S>
   readonly defaultPort: number
   readonly portVariable: string
   /** Whether its port serves the onboarding console at `/` (the workflow service's does). */

@@ -4,6 +4,7 @@ import { Schema } from "effect"
 import { AlreadyExists, InvalidArgument, NotFound, Unavailable } from "../domain/Errors.js"
 import { LicenseId } from "../domain/Ids.js"
 import { License, ListLicensesRequest, ListLicensesResponse } from "../domain/License.js"
+import type { OperationHandlers } from "./Operation.js"
 import { wireShape } from "./WireShape.js"
 
 /** The payload that names one record. */
@@ -29,4 +30,4 @@ export class LicenseOperations extends RpcGroup.make(
 ) {}
 
 /** What a style adapter needs in its context to run these operations. */
-export type LicenseHandlers = Rpc.ToHandler<RpcGroup.Rpcs<typeof LicenseOperations>>
+export type LicenseHandlers = OperationHandlers<RpcGroup.Rpcs<typeof LicenseOperations>>

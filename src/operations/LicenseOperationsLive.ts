@@ -1,11 +1,11 @@
 import { Effect } from "effect"
 import { License, ListLicensesRequest, ListLicensesResponse } from "../domain/License.js"
 import { Licenses } from "../services/Licenses.js"
-import { validated } from "./Operation.js"
+import { operationsLayer, validated } from "./Operation.js"
 import { LicenseOperations, LicenseRef } from "./LicenseOperations.js"
 
 /** The handlers of LicenseOperations, over the Licenses service. */
-export const LicenseOperationsLive = LicenseOperations.toLayer(Effect.gen(function*() {
+export const LicenseOperationsLive = operationsLayer(LicenseOperations, Effect.gen(function*() {
   const licenses = yield* Licenses
   return {
     CreateLicense: validated(License, licenses.create),

@@ -1,9 +1,15 @@
-import * as Headers from "@effect/platform/Headers"
 import type * as Rpc from "@effect/rpc/Rpc"
 import type * as RpcGroup from "@effect/rpc/RpcGroup"
-import { Cause, Effect, Exit, FiberRef, Option, Schema } from "effect"
+import { Cause, Context, Effect, Exit, FiberRef, Layer, Option, Schema } from "effect"
 import type { InvalidArgument } from "../domain/Errors.js"
 import { validate } from "../domain/Validation.js"
+
+/** A table's handlers, as its layer is given them: each takes its payload as the wire gave it. */
+export type OperationHandlers<Rpcs extends Rpc.Any> = {
+  readonly [Tag in Rpcs["_tag"]]: (
+    payload: Rpc.Payload<Rpc.ExtractTag<Rpcs, Tag>>
+  ) => Effect.Effect<Rpc.Success<Rpc.ExtractTag<Rpcs, Tag>>, Rpc.Error<Rpc.ExtractTag<Rpcs, Tag>> | InvalidArgument>
+}
 
 /** One operation of a table, called from any style: input as the wire gave it -> its reply. */
 export type Operation<Rpcs extends Rpc.Any, Tag extends Rpcs["_tag"]> = (
@@ -11,7 +17,7 @@ export type Operation<Rpcs extends Rpc.Any, Tag extends Rpcs["_tag"]> = (
 ) => Effect.Effect<
   Rpc.Success<Rpc.ExtractTag<Rpcs, Tag>>,
   Rpc.Error<Rpc.ExtractTag<Rpcs, Tag>> | InvalidArgument,
-  Rpc.ToHandler<Rpc.ExtractTag<Rpcs, Tag>>
+  OperationHandlers<Rpcs>
 >
 
 /** A handler that takes the wire shape, decodes it with the domain's schema, then does `run`. */
@@ -19,6 +25,29 @@ export const validated = <A, I, B, E, R>(domain: Schema.Schema<A, I>, run: (valu
   const decode = validate(domain)
   return (payload: I): Effect.Effect<B, E | InvalidArgument, R> => Effect.flatMap(decode(payload), run)
 }
+
+/** @effect/rpc's handlers of a table (what its `toLayer` takes), needing nothing more from the context. */
+export type RpcHandlers<Rpcs extends Rpc.Any> = { readonly [Current in Rpcs as Current["_tag"]]: Rpc.ToHandlerFn<Current, never> }
+
+const handlerTags = new WeakMap<object, Context.Tag<unknown, unknown>>()
+
+/** The context entry that holds a table's handlers: one per table. */
+export const handlersOf = <Rpcs extends Rpc.Any>(
+  table: RpcGroup.RpcGroup<Rpcs>
+): Context.Tag<OperationHandlers<Rpcs>, OperationHandlers<Rpcs>> => {
+  let tag = handlerTags.get(table)
+  if (tag === undefined) {
+    tag = Context.GenericTag<unknown>(`OperationHandlers(${[...table.requests.keys()].join(",")})`)
+    handlerTags.set(table, tag)
+  }
+  return tag as Context.Tag<OperationHandlers<Rpcs>, OperationHandlers<Rpcs>>
+}
+
+/** A table's layer from its handlers: the record every style calls (`operation`; `/rpc` too). */
+export const operationsLayer = <Rpcs extends Rpc.Any, E, R>(
+  table: RpcGroup.RpcGroup<Rpcs>,
+  build: Effect.Effect<OperationHandlers<Rpcs>, E, R>
+): Layer.Layer<OperationHandlers<Rpcs>, E, R> => Layer.effect(handlersOf(table), build)
 
 /**
  * Where the edge hears which operation a call ran and how it ended — `"ok"`, the failure's tag
@@ -63,26 +92,22 @@ const noted = <A, E, R>(note: CallNote, tag: string, run: Effect.Effect<A, E, R>
 }
 
 /**
- * Calls operation `tag` of a service's table the way @effect/rpc's server does, so that every
- * style runs the same handler: the one that the table's layer (`Operations.toLayer`) put in the
- * context. The input goes to the handler as the wire gave it: each handler decodes its payload
- * with the domain's schema (`validated`), which checks the wire shape too and reports every
- * broken rule at once, each naming its field. A style adapter only maps its wire form to the
- * payload's encoded shape, and the result back.
+ * Operation `tag` of a table, as every style calls it: the handler the table's layer
+ * (`operationsLayer`) was given. The input goes to the handler as the wire gave it: each handler
+ * decodes its payload with the domain's schema (`validated`), which checks the wire shape too and
+ * reports every broken rule at once, each naming its field. A style adapter only maps its wire
+ * form to the payload's encoded shape, and the result back.
  */
 export const operation = <Rpcs extends Rpc.Any, const Tag extends Rpcs["_tag"]>(
-  group: RpcGroup.RpcGroup<Rpcs>,
+  table: RpcGroup.RpcGroup<Rpcs>,
   tag: Tag
 ): Operation<Rpcs, Tag> => {
-  const rpc = group.requests.get(tag) as Rpc.AnyWithProps | undefined
-  if (rpc === undefined) throw new Error(`no operation ${tag} in this table`)
-  // Handlers of unary operations return an Effect; none of ours streams.
-  const call = { clientId: -1, headers: Headers.empty }
-  const run = (input: unknown) =>
-    Effect.contextWithEffect((context) => {
-      const entry = context.unsafeMap.get(rpc.key) as Rpc.Handler<Tag>
-      return Effect.provide(entry.handler(input, call) as Effect.Effect<never>, entry.context)
-    })
+  if (!table.requests.has(tag)) throw new Error(`no operation ${tag} in this table`)
+  const handlers = handlersOf(table)
   const note = notedAs(tag)
-  return (input) => note(run(input)) as ReturnType<Operation<Rpcs, Tag>>
+  // The input is checked by the handler itself (`validated`), against the same wire shape.
+  return (input) =>
+    note(Effect.flatMap(handlers, (record) => record[tag](input as Rpc.Payload<Rpc.ExtractTag<Rpcs, Tag>>))) as ReturnType<
+      Operation<Rpcs, Tag>
+    >
 }

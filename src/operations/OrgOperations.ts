@@ -4,6 +4,7 @@ import { Schema } from "effect"
 import { AlreadyExists, InvalidArgument, NotFound, Unavailable } from "../domain/Errors.js"
 import { OrgId } from "../domain/Ids.js"
 import { ListOrgsRequest, ListOrgsResponse, Org } from "../domain/Org.js"
+import type { OperationHandlers } from "./Operation.js"
 import { wireShape } from "./WireShape.js"
 
 /** The payload that names one record. */
@@ -33,4 +34,4 @@ export class OrgOperations extends RpcGroup.make(
 ) {}
 
 /** What a style adapter needs in its context to run these operations. */
-export type OrgHandlers = Rpc.ToHandler<RpcGroup.Rpcs<typeof OrgOperations>>
+export type OrgHandlers = OperationHandlers<RpcGroup.Rpcs<typeof OrgOperations>>

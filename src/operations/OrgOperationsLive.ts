@@ -1,11 +1,11 @@
 import { Effect } from "effect"
 import { ListOrgsRequest, ListOrgsResponse, Org } from "../domain/Org.js"
 import { Orgs } from "../services/Orgs.js"
-import { validated } from "./Operation.js"
+import { operationsLayer, validated } from "./Operation.js"
 import { OrgOperations, OrgRef } from "./OrgOperations.js"
 
 /** The handlers of OrgOperations, over the Orgs service. */
-export const OrgOperationsLive = OrgOperations.toLayer(Effect.gen(function*() {
+export const OrgOperationsLive = operationsLayer(OrgOperations, Effect.gen(function*() {
   const orgs = yield* Orgs
   return {
     CreateOrg: validated(Org, orgs.create),

@@ -4,6 +4,7 @@ import { Schema } from "effect"
 import { AlreadyExists, InvalidArgument, NotFound, Unavailable } from "../domain/Errors.js"
 import { ProfileId } from "../domain/Ids.js"
 import { ListProfilesRequest, ListProfilesResponse, Profile } from "../domain/Profile.js"
+import type { OperationHandlers } from "./Operation.js"
 import { wireShape } from "./WireShape.js"
 
 /** The payload that names one record. */
@@ -29,4 +30,4 @@ export class ProfileOperations extends RpcGroup.make(
 ) {}
 
 /** What a style adapter needs in its context to run these operations. */
-export type ProfileHandlers = Rpc.ToHandler<RpcGroup.Rpcs<typeof ProfileOperations>>
+export type ProfileHandlers = OperationHandlers<RpcGroup.Rpcs<typeof ProfileOperations>>

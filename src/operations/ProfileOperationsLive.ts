@@ -1,11 +1,11 @@
 import { Effect } from "effect"
 import { ListProfilesRequest, ListProfilesResponse, Profile } from "../domain/Profile.js"
 import { Profiles } from "../services/Profiles.js"
-import { validated } from "./Operation.js"
+import { operationsLayer, validated } from "./Operation.js"
 import { ProfileOperations, ProfileRef } from "./ProfileOperations.js"
 
 /** The handlers of ProfileOperations, over the Profiles service. */
-export const ProfileOperationsLive = ProfileOperations.toLayer(Effect.gen(function*() {
+export const ProfileOperationsLive = operationsLayer(ProfileOperations, Effect.gen(function*() {
   const profiles = yield* Profiles
   return {
     CreateProfile: validated(Profile, profiles.create),

@@ -10,6 +10,7 @@ import {
   OnboardingResult,
   OnboardingRun
 } from "../domain/Onboarding.js"
+import type { OperationHandlers } from "./Operation.js"
 import { wireShape } from "./WireShape.js"
 
 /** The payload that names one record. */
@@ -35,4 +36,4 @@ export class WorkflowOperations extends RpcGroup.make(
 ) {}
 
 /** What a style adapter needs in its context to run these operations. */
-export type WorkflowHandlers = Rpc.ToHandler<RpcGroup.Rpcs<typeof WorkflowOperations>>
+export type WorkflowHandlers = OperationHandlers<RpcGroup.Rpcs<typeof WorkflowOperations>>

@@ -1,11 +1,11 @@
 import { Effect } from "effect"
 import { ListOnboardingWorkflowsRequest, ListOnboardingWorkflowsResponse, OnboardingRequest } from "../domain/Onboarding.js"
 import { Onboarding } from "../services/Onboarding.js"
-import { validated } from "./Operation.js"
+import { operationsLayer, validated } from "./Operation.js"
 import { RunRef, WorkflowOperations } from "./WorkflowOperations.js"
 
 /** The handlers of WorkflowOperations, over the Onboarding service. */
-export const WorkflowOperationsLive = WorkflowOperations.toLayer(Effect.gen(function*() {
+export const WorkflowOperationsLive = operationsLayer(WorkflowOperations, Effect.gen(function*() {
   const onboarding = yield* Onboarding
   return {
     CreateOnboardingWorkflow: validated(OnboardingRequest, onboarding.create),

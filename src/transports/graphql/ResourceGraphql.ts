@@ -1,7 +1,7 @@
 import type * as Rpc from "@effect/rpc/Rpc"
 import type * as RpcGroup from "@effect/rpc/RpcGroup"
 import { Effect } from "effect"
-import { operation } from "../../operations/Operation.js"
+import { operation, type OperationHandlers } from "../../operations/Operation.js"
 import type { GraphqlApi } from "./GraphqlApi.js"
 import { buildSchema } from "./GraphqlJs.js"
 
@@ -19,7 +19,7 @@ export const resourceGraphql = <Rpcs extends Rpc.Any>(resource: {
   readonly get: Rpcs["_tag"]
   readonly create: Rpcs["_tag"]
   readonly list: { readonly field: string; readonly operation: Rpcs["_tag"] }
-}): GraphqlApi<Rpc.ToHandler<Rpcs>> => {
+}): GraphqlApi<OperationHandlers<Rpcs>> => {
   const get = operation(resource.table, resource.get)
   const create = operation(resource.table, resource.create)
   const list = operation(resource.table, resource.list.operation)

@@ -6,8 +6,10 @@ import type * as Rpc from "@effect/rpc/Rpc"
 import type * as RpcGroup from "@effect/rpc/RpcGroup"
 import * as RpcSerialization from "@effect/rpc/RpcSerialization"
 import * as RpcServer from "@effect/rpc/RpcServer"
-import { Context, Effect, Either, FiberRef, Schema } from "effect"
+import type * as Headers from "@effect/platform/Headers"
+import { Effect, Either, FiberRef, Layer, Schema } from "effect"
 import { InvalidArgument } from "../../domain/Errors.js"
+import { handlersOf, type OperationHandlers, type RpcHandlers } from "../../operations/Operation.js"
 import { validate } from "../../domain/Validation.js"
 import { boundedBody } from "../http/BoundedBody.js"
 import { callOf } from "../http/Calls.js"
@@ -144,26 +146,24 @@ const withoutDefectDetail = (response: HttpServerResponse.HttpServerResponse) =>
 }
 
 /**
- * The table's handlers as @effect/rpc runs them: a defect is logged once, with its cause, and
- * travels on as "internal error" (its message may hold SQL or driver detail).
+ * @effect/rpc's handlers of the table, made from the handlers every style runs (`handlersOf`): a
+ * defect is logged once, with its cause, and travels on as "internal error" (its message may hold
+ * SQL or driver detail).
  */
-const withDefectsLogged = (context: Context.Context<never>, rpcs: Iterable<Rpc.AnyWithProps>) => {
-  const entries = new Map(context.unsafeMap)
-  for (const rpc of rpcs) {
-    const entry = context.unsafeMap.get(rpc.key) as Rpc.Handler<string>
-    entries.set(rpc.key, {
-      ...entry,
-      handler: (payload: unknown, options: Parameters<Rpc.Handler<string>["handler"]>[1]) =>
-        (entry.handler(payload, options) as Effect.Effect<unknown, unknown>).pipe(
+const rpcHandlers = <Rpcs extends Rpc.Any>(rpcs: ReadonlyArray<Rpc.AnyWithProps>, record: OperationHandlers<Rpcs>) =>
+  Object.fromEntries(rpcs.map((rpc) => {
+    const handler = record[rpc._tag as Rpcs["_tag"]] as (payload: unknown) => Effect.Effect<unknown, unknown>
+    return [
+      rpc._tag,
+      (payload: unknown, options: { readonly headers: Headers.Headers }) =>
+        handler(payload).pipe(
           Effect.tapDefect((cause) => Effect.logError(`${rpc._tag} failed`, cause)),
           Effect.catchAllDefect(() => Effect.die(new Error("internal error"))),
           // @effect/rpc hands the handler the HTTP request's headers with the frame's own.
           Effect.annotateLogs("requestId", requestIdIn(options.headers))
         )
-    })
-  }
-  return Context.unsafeMake<never>(entries)
-}
+    ]
+  })) as unknown as RpcHandlers<Rpcs>
 
 /**
  * A payload that does not even have its operation's wire shape (a number for a name, a field left
@@ -192,8 +192,9 @@ const failureFrame = (requestId: unknown, error: InvalidArgument) =>
 export const rpcEndpoint = <Rpcs extends Rpc.Any>(group: RpcGroup.RpcGroup<Rpcs>) =>
   Effect.gen(function*() {
     const rpcs = [...group.requests.values()] as unknown as ReadonlyArray<Rpc.AnyWithProps>
-    const context = (yield* Effect.context<Rpc.ToHandler<Rpcs>>()) as Context.Context<unknown> as Context.Context<never>
-    const handlers = withDefectsLogged(context, rpcs)
+    // The handlers need nothing from the context (`RpcHandlers`); a generic table hides that from the types.
+    const handlersLayer = group.toLayer(rpcHandlers(rpcs, yield* handlersOf(group))) as Layer.Layer<Rpc.ToHandler<Rpcs>>
+    const handlers = yield* Layer.build(handlersLayer)
     const rpcApp = yield* RpcServer.toHttpApp(group).pipe(
       Effect.provide(RpcSerialization.layerJson),
       Effect.provide(handlers)
