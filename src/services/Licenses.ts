@@ -4,7 +4,7 @@ import { LicenseId, type UserId } from "../domain/Ids.js"
 import { License } from "../domain/License.js"
 import type { PageQuery } from "../domain/Page.js"
 import { keysetAfter, keysetPage } from "./KeysetPage.js"
-import { utcText } from "./SqlText.js"
+import { createdAt, sqlTable } from "./SqlTable.js"
 import { InMemoryStore, inMemoryTable } from "./InMemoryStore.js"
 import { preparedStatements } from "./Prepared.js"
 import { findStored, getOrNotFound, insertOrReplay } from "./Records.js"
@@ -12,24 +12,26 @@ import { databaseOperation } from "./Transient.js"
 
 const page = keysetPage(License, (license) => license.id)
 
+const licenses = sqlTable("licenses", {
+  id: "id",
+  userId: "user_id",
+  start: { column: "start_at", timestamp: true },
+  end: { column: "end_at", timestamp: true }
+})
+
 export class Licenses extends Effect.Service<Licenses>()("Licenses", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const statements = yield* preparedStatements
-    const selectOne = statements.rows(`select id, user_id as "userId", ${utcText("start_at")} as start,
-                                       ${utcText("end_at")} as "end"
-                                from licenses where id = $1`)
-    const insertOne = statements.count(`insert into licenses (id, user_id, start_at, end_at)
-                                values ($1, $2, $3::timestamptz, $4::timestamptz)
-                                on conflict (id) do nothing`)
+    const selectOne = statements.rows(`select ${licenses.selectList} from licenses where id = $1`)
+    const insertOne = statements.count(licenses.insertUnlessPresent("id"))
 
     const find = findStored({ Request: LicenseId, Result: License, execute: (id) => selectOne([id]) })
-    const insert = (license: License) => insertOne([license.id, license.userId, license.start, license.end])
+    const insert = (license: License) => insertOne(licenses.values(license))
 
     /** Newest first, served by licenses_newest_first, or licenses_by_user_newest_first for one user. */
     const select = (query: PageQuery<UserId | undefined>) => (limit: number) =>
-      sql`select id, user_id as "userId", ${sql.literal(utcText("start_at"))} as start,
-                 ${sql.literal(utcText("end_at"))} as "end", ${sql.literal(utcText("created_at"))} as "createdAt"
+      sql`select ${sql.literal(licenses.selectList)}, ${sql.literal(createdAt)}
           from licenses
           where ${sql.and([...(query.filter === undefined ? [] : [sql`user_id = ${query.filter}`]), ...keysetAfter(sql, "id", query.after)])}
           order by created_at desc, id desc limit ${limit}`

@@ -7,24 +7,26 @@ import { InMemoryStore, inMemoryTable } from "./InMemoryStore.js"
 import { keysetAfter, keysetPage } from "./KeysetPage.js"
 import { preparedStatements } from "./Prepared.js"
 import { findStored, getOrNotFound, insertOrReplay } from "./Records.js"
-import { utcText } from "./SqlText.js"
+import { createdAt, sqlTable } from "./SqlTable.js"
 import { databaseOperation } from "./Transient.js"
 
 const page = keysetPage(Org, (org) => org.id)
+
+const orgs = sqlTable("orgs", { id: "id", name: "name" })
 
 export class Orgs extends Effect.Service<Orgs>()("Orgs", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const statements = yield* preparedStatements
-    const selectOne = statements.rows("select id, name from orgs where id = $1")
-    const insertOne = statements.count("insert into orgs (id, name) values ($1, $2) on conflict (id) do nothing")
+    const selectOne = statements.rows(`select ${orgs.selectList} from orgs where id = $1`)
+    const insertOne = statements.count(orgs.insertUnlessPresent("id"))
 
     const find = findStored({ Request: OrgId, Result: Org, execute: (id) => selectOne([id]) })
-    const insert = (org: Org) => insertOne([org.id, org.name])
+    const insert = (org: Org) => insertOne(orgs.values(org))
 
     /** Newest first, served by the index orgs_newest_first. */
     const select = (query: PageQuery<undefined>) => (limit: number) =>
-      sql`select id, name, ${sql.literal(utcText("created_at"))} as "createdAt" from orgs
+      sql`select ${sql.literal(orgs.selectList)}, ${sql.literal(createdAt)} from orgs
           where ${sql.and(keysetAfter(sql, "id", query.after))}
           order by created_at desc, id desc limit ${limit}`
 

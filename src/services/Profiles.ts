@@ -7,25 +7,26 @@ import { InMemoryStore, inMemoryTable } from "./InMemoryStore.js"
 import { keysetAfter, keysetPage } from "./KeysetPage.js"
 import { preparedStatements } from "./Prepared.js"
 import { findStored, getOrNotFound, insertOrReplay } from "./Records.js"
-import { utcText } from "./SqlText.js"
+import { createdAt, sqlTable } from "./SqlTable.js"
 import { databaseOperation } from "./Transient.js"
 
 const page = keysetPage(Profile, (profile) => profile.id)
+
+const profiles = sqlTable("profiles", { id: "id", fullName: "full_name", orgId: "org_id" })
 
 export class Profiles extends Effect.Service<Profiles>()("Profiles", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const statements = yield* preparedStatements
-    const selectOne = statements.rows(`select id, full_name as "fullName", org_id as "orgId" from profiles where id = $1`)
-    const insertOne = statements.count(`insert into profiles (id, full_name, org_id) values ($1, $2, $3)
-                                on conflict (id) do nothing`)
+    const selectOne = statements.rows(`select ${profiles.selectList} from profiles where id = $1`)
+    const insertOne = statements.count(profiles.insertUnlessPresent("id"))
 
     const find = findStored({ Request: ProfileId, Result: Profile, execute: (id) => selectOne([id]) })
-    const insert = (profile: Profile) => insertOne([profile.id, profile.fullName, profile.orgId])
+    const insert = (profile: Profile) => insertOne(profiles.values(profile))
 
     /** Newest first, served by profiles_newest_first, or profiles_by_org_newest_first for one org. */
     const select = (query: PageQuery<OrgId | undefined>) => (limit: number) =>
-      sql`select id, full_name as "fullName", org_id as "orgId", ${sql.literal(utcText("created_at"))} as "createdAt"
+      sql`select ${sql.literal(profiles.selectList)}, ${sql.literal(createdAt)}
           from profiles
           where ${sql.and([...(query.filter === undefined ? [] : [sql`org_id = ${query.filter}`]), ...keysetAfter(sql, "id", query.after)])}
           order by created_at desc, id desc limit ${limit}`

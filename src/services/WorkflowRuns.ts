@@ -8,10 +8,20 @@ import { atomically, creationTime, InMemoryStore, inMemoryPage, modifyTables, re
 import { keysetAfter, keysetPage } from "./KeysetPage.js"
 import { preparedStatements } from "./Prepared.js"
 import { findStored } from "./Records.js"
-import { utcText } from "./SqlText.js"
+import { createdAt, sqlTable } from "./SqlTable.js"
 import { databaseOperation, transaction } from "./Transient.js"
 
 export type { StoredRun }
+
+/** The run's row; its status is "completed", the only one a run reaches (it commits with its records). */
+const runs = sqlTable("onboarding_runs", {
+  workflowId: "workflow_id",
+  orgId: "org_id",
+  profileId: "profile_id",
+  licenseId: "license_id",
+  status: "status",
+  fingerprint: "request_fingerprint"
+})
 
 /**
  * Where the workflow keeps its runs, and its unit of work: what the one workflow (Onboarding.ts)
@@ -43,10 +53,7 @@ export class WorkflowRuns extends Context.Tag("WorkflowRuns")<WorkflowRuns, RunS
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
       const statements = yield* preparedStatements
-      const selectRun = statements.rows(`select workflow_id as "workflowId", org_id as "orgId", profile_id as "profileId",
-                                         license_id as "licenseId", status, request_fingerprint as fingerprint,
-                                         ${utcText("created_at")} as "createdAt"
-                                  from onboarding_runs where workflow_id = $1`)
+      const selectRun = statements.rows(`select ${runs.selectList}, ${createdAt} from onboarding_runs where workflow_id = $1`)
       const findRow = findStored({
         Request: WorkflowId,
         Result: Schema.Struct({ ...OnboardingRun.fields, fingerprint: Schema.String }),
@@ -58,15 +65,11 @@ export class WorkflowRuns extends Context.Tag("WorkflowRuns")<WorkflowRuns, RunS
        * run instead of creating a second triple. Its foreign keys are deferred to the commit, when
        * the three rows exist.
        */
-      const insertRun = statements.count(`insert into onboarding_runs
-                                    (workflow_id, org_id, profile_id, license_id, request_fingerprint, status)
-                                  values ($1, $2, $3, $4, $5, 'completed')
-                                  on conflict (workflow_id) do nothing`)
+      const insertRun = statements.count(runs.insertUnlessPresent("workflow_id"))
       const runsPage = keysetPage(OnboardingRun, (run) => run.workflowId)
       /** Newest first, served by onboarding_runs_newest_first, or onboarding_runs_by_status_newest_first. */
       const selectRuns = (query: PageQuery<RunStatus | undefined>) => (limit: number) =>
-        sql`select workflow_id as "workflowId", org_id as "orgId", profile_id as "profileId",
-                   license_id as "licenseId", status, ${sql.literal(utcText("created_at"))} as "createdAt"
+        sql`select ${sql.literal(runs.selectList)}, ${sql.literal(createdAt)}
             from onboarding_runs
             where ${sql.and([
           ...(query.filter === undefined ? [] : [sql`status = ${query.filter}`]),
@@ -76,7 +79,7 @@ export class WorkflowRuns extends Context.Tag("WorkflowRuns")<WorkflowRuns, RunS
       return WorkflowRuns.of({
         atomically: (unit) => databaseOperation(transaction(sql)(unit)),
         claim: (run, fingerprint) =>
-          databaseOperation(insertRun([run.workflowId, run.orgId, run.profileId, run.licenseId, fingerprint])).pipe(
+          databaseOperation(insertRun(runs.values({ ...run, status: "completed", fingerprint }))).pipe(
             Effect.map((inserted) => inserted > 0)
           ),
         find: (workflowId) =>

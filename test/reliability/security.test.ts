@@ -238,16 +238,30 @@ describe("SQL", () => {
     expect(unsafe.map((file) => file.slice(root.length))).toEqual(["services/Migrations.ts", "services/Prepared.ts"])
   })
 
-  it("gives prepared statements literal text: nothing interpolated but a fixed column expression", () => {
+  it("gives prepared statements fixed text: literals of columns and the tables' declared columns, nothing else", () => {
     const root = new URL("../../src/", import.meta.url).pathname
-    const texts = sourceFiles(root).flatMap((file) =>
-      [...readFileSync(file, "utf8").matchAll(/statements\.(?:rows|count)\(\s*(["`])([\s\S]*?)\1\s*\)/g)].map((m) => m[2]!)
+    const sources = sourceFiles(root).map((file) => readFileSync(file, "utf8"))
+    const texts = sources.flatMap((source) =>
+      [...source.matchAll(/statements\.(?:rows|count)\(\s*(["`])([\s\S]*?)\1\s*\)/g)].map((m) => m[2]!)
     )
-    expect(texts.length).toBeGreaterThanOrEqual(8)
+    // An insert written by a table's declaration (SqlTable.ts): its columns, and $n for each value.
+    const inserts = sources.flatMap((source) =>
+      [...source.matchAll(/statements\.count\(\s*[a-z]+\.insertUnlessPresent\("[a-z_]+"\)\s*\)/g)].map((m) => m[0])
+    )
+    expect(texts.length + inserts.length).toBeGreaterThanOrEqual(8)
     const interpolated = texts.flatMap((text) => [...text.matchAll(/\$\{([^}]*)\}/g)].map((m) => m[1]!))
-    expect(interpolated.filter((expression) => !/^utcText\("[a-z_]+"\)$/.test(expression))).toEqual([])
-    // Every call site is one of those literals.
-    const calls = sourceFiles(root).reduce((n, file) => n + (readFileSync(file, "utf8").match(/statements\.(?:rows|count)\(/g) ?? []).length, 0)
-    expect(calls).toBe(texts.length)
+    expect(interpolated.filter((expression) => !/^(utcText\("[a-z_]+"\)|createdAt|[a-z]+\.selectList)$/.test(expression)))
+      .toEqual([])
+    // Every table's declaration names its columns as literals.
+    const declarations = sources.flatMap((source) => [...source.matchAll(/sqlTable\("[a-z_]+", (\{[\s\S]*?\n?\})\)/g)].map((m) => m[1]!))
+    expect(declarations.length).toBe(4)
+    const column = /^\s*[a-zA-Z]+: ("[a-z_]+"|\{ column: "[a-z_]+", timestamp: true \}),?\s*$/
+    for (const declaration of declarations) {
+      const members = declaration.slice(1, -1).split(/,(?![^{]*\})/).filter((member) => member.trim() !== "")
+      expect(members.filter((member) => !column.test(member)), declaration).toEqual([])
+    }
+    // Every call site is one of those.
+    const calls = sources.reduce((n, source) => n + (source.match(/statements\.(?:rows|count)\(/g) ?? []).length, 0)
+    expect(calls).toBe(texts.length + inserts.length)
   })
 })
