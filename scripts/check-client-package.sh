@@ -62,8 +62,8 @@ curl -sf -X POST "http://127.0.0.1:$org/orgs/6f1e2d3c-4b5a-4978-8a6b-5c4d3e2f1a0
 
 echo "running the example"
 printed=$(node example.js)
-if [ "$printed" != $'Acme\nAcme\nAcme' ]; then
-  printf 'the example printed:\n%s\nexpected the org name "Acme" once per style (three lines)\n' "$printed" >&2
+if [ "$printed" != $'Acme\nAcme\nNotFound\nAcme' ]; then
+  printf 'the example printed:\n%s\nexpected the org name "Acme" once per style and REST\x27s "NotFound" (four lines)\n' "$printed" >&2
   exit 1
 fi
 echo "the installed client answered in every style: $(echo $printed)"

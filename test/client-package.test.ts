@@ -39,7 +39,8 @@ const declarations = [
   /^gen\//,
   /^operations\/(Org|Profile|License|Workflow)Operations\.js$/,
   /^operations\/WireShape\.js$/,
-  /^transports\/rest\/HttpApis\.js$/
+  /^transports\/ErrorCodes\.js$/,
+  /^transports\/rest\/(HttpApis|RestErrors)\.js$/
 ]
 
 /** The server's: its database and drivers, and Node's built-ins (the client's transports bring their own). */

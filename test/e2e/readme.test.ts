@@ -102,7 +102,7 @@ describe(`README examples run against the services (${deployment})`, () => {
         }))
     }
 
-    it.effect("the typed clients example type-checks (strict, NodeNext) and prints the org's name in each style", () =>
+    it.effect("the typed clients example type-checks (strict, NodeNext) and prints the org's name in each style, and REST's NotFound as the tagged error", () =>
       Effect.gen(function*() {
         const urls = yield* Services
         // Saved in the repository, so `onboarding-services/client` resolves to this package itself.
@@ -115,7 +115,7 @@ describe(`README examples run against the services (${deployment})`, () => {
           rmSync(`${file}.ts`, { force: true })
           rmSync(`${file}.js`, { force: true })
         })))
-        expect(printed.stdout.trim().split("\n")).toEqual(["Acme", "Acme", "Acme"])
+        expect(printed.stdout.trim().split("\n")).toEqual(["Acme", "Acme", "NotFound", "Acme"])
       }))
   })
 })

@@ -1,6 +1,7 @@
 import SwaggerParser from "@apidevtools/swagger-parser"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import { errorTable, type FailureKind } from "../../src/transports/ErrorTable.js"
 import { Services } from "../e2e/support/Servers.js"
 import { inProcessServers } from "../support/InProcessServers.js"
 
@@ -44,7 +45,7 @@ describe("GET /openapi.json", () => {
         }
       }))
 
-    it.effect("the bearer scheme is declared, and every error status answers with the Error body", () =>
+    it.effect("the bearer scheme is declared, and every error status answers with its kind's error body", () =>
       Effect.gen(function*() {
         const urls = yield* Services
         for (const port of ["org", "profile", "license", "workflow"] as const) {
@@ -63,14 +64,20 @@ describe("GET /openapi.json", () => {
               const own = method !== "get" ? ["409", "413", "415"] : path.endsWith("{id}") ? ["404"] : []
               expect(statuses).toEqual([...own, "400", "401", "500", "503"].sort())
               for (const status of statuses) {
-                const schema = operation.responses[status]!.content!["application/json"]!.schema as {
+                const reference = operation.responses[status]!.content!["application/json"]!.schema as { readonly $ref: string }
+                const name = reference.$ref.replace("#/components/schemas/", "")
+                const schema = document.components.schemas[name] as {
                   readonly required: ReadonlyArray<string>
-                  readonly properties: Record<string, { readonly type: string }>
+                  readonly properties: Record<string, { readonly enum: ReadonlyArray<number> }>
                 }
-                expect({ status, required: schema.required, code: schema.properties["code"]?.type }).toEqual({
+                // Each status is one failure kind, a named component: the REST error body with
+                // the kind's gRPC code, both from the error table.
+                const kind = Object.entries(errorTable).find(([, codes]) => String(codes.http) === status)![0]
+                expect({ status, name, required: schema.required, code: schema.properties["code"]?.enum }).toEqual({
                   status,
+                  name: kind,
                   required: ["code", "message", "details"],
-                  code: "integer"
+                  code: [errorTable[kind as FailureKind].grpc]
                 })
               }
             }

@@ -1,8 +1,9 @@
 import * as HttpApi from "@effect/platform/HttpApi"
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
 import * as OpenApi from "@effect/platform/OpenApi"
-import { Schema } from "effect"
+import { Context, Schema } from "effect"
 import { LicenseId, OrgId, ProfileId } from "../../domain/Ids.js"
 import { License, ListLicensesResponse } from "../../domain/License.js"
 import {
@@ -14,6 +15,7 @@ import {
 import { ListOrgsResponse, Org } from "../../domain/Org.js"
 import { defaultPageSize, maxPageSize } from "../../domain/Page.js"
 import { ListProfilesResponse, Profile } from "../../domain/Profile.js"
+import { RestErrors } from "./RestErrors.js"
 
 /**
  * The REST face of each port (contract §3.5), declared once: the server's routes, the OpenAPI
@@ -21,12 +23,20 @@ import { ListProfilesResponse, Profile } from "../../domain/Profile.js"
  * domain's schemas in their JSON form; the handlers check them with the operations' own rules.
  */
 
-/** Every REST error body: `{code: <gRPC code>, message, details: []}`. */
-export const RestError = Schema.Struct({
-  code: Schema.Int.annotations({ description: "the gRPC status code of the failure (3 invalid argument, 5 not found, ...)" }),
-  message: Schema.String.annotations({ description: "what went wrong, naming the field where there is one" }),
-  details: Schema.Array(Schema.Unknown)
-}).annotations({ identifier: "Error" })
+/** A write's JSON object body, its keys in lowerCamel (proto names accepted, the JSON name winning). */
+export class JsonBody extends Context.Tag("JsonBody")<JsonBody, Readonly<Record<string, unknown>>>() {}
+
+/**
+ * Reads a write's body before its handler runs: 415 unless it is JSON in UTF-8, 413 over
+ * MAX_BODY_BYTES or the JSON bounds (the connection kept for the answer), 400 unless it is a JSON
+ * object. The handler passes it to its operation, whose schema is the one decode of its fields
+ * (every style's rules and messages), so the endpoint's payload schema documents it and is not
+ * run a second time (the handlers are `handleRaw`).
+ */
+export class JsonBodyReader extends HttpApiMiddleware.Tag<JsonBodyReader>()("JsonBodyReader", {
+  provides: JsonBody,
+  failure: Schema.Union(RestErrors.UnsupportedMediaType, RestErrors.ResourceExhausted, RestErrors.InvalidArgument)
+}) {}
 
 /** A body's fields as JSON (`{name}`); the id, if repeated there, must match the path's. */
 const bodyOf = <Fields extends Schema.Struct.Fields, Id extends Schema.Schema.Any>(fields: Fields, id: Id, identifier: string) =>
@@ -74,11 +84,6 @@ const listEndpoint = <const Name extends string, const Path extends `/${string}`
     .annotate(OpenApi.Summary, `${name[0]!.toUpperCase()}${name.slice(1)}`)
     .annotate(OpenApi.Description, "Newest first, a page at a time (AIP-158). A page token is bound to the filter it was made for.")
 
-/** Writes answer 409 (the id holds other content), 413 (over MAX_BODY_BYTES), 415 (not JSON). */
-const writeErrors = <E extends HttpApiEndpoint.HttpApiEndpoint.Any>(endpoint: E) =>
-  (endpoint as unknown as HttpApiEndpoint.HttpApiEndpoint.AnyWithProps)
-    .addError(RestError, { status: 409 }).addError(RestError, { status: 413 })
-    .addError(RestError, { status: 415 }) as unknown as E
 
 /**
  * A resource created under the caller's id and read back (contract §3.5): `GET /<plural>/{id}`,
@@ -99,15 +104,15 @@ const resourceRest = <
     .add(listEndpoint(`list${group[0]!.toUpperCase()}${group.slice(1)}` as `list${Capitalize<Group>}`, path, list.reply, list.parameters))
     .add(
       HttpApiEndpoint.get(`get${Operation}`, item).setPath(PathId).addSuccess(reply)
-        .addError(RestError, { status: 404 }).annotate(OpenApi.Summary, `Get${Operation}`)
+        .addError(RestErrors.NotFound).annotate(OpenApi.Summary, `Get${Operation}`)
     )
     .add(
-      writeErrors(HttpApiEndpoint.post(`create${Operation}`, item).setPath(PathId).setPayload(body).addSuccess(reply))
-        .annotate(OpenApi.Summary, `Create${Operation}`)
+      HttpApiEndpoint.post(`create${Operation}`, item).setPath(PathId).setPayload(body).addSuccess(reply)
+        .addError(RestErrors.AlreadyExists).middleware(JsonBodyReader).annotate(OpenApi.Summary, `Create${Operation}`)
     )
     .add(
-      writeErrors(HttpApiEndpoint.put(`put${Operation}`, item).setPath(PathId).setPayload(body).addSuccess(reply))
-        .annotate(OpenApi.Summary, `Create${Operation} (PUT: the same)`)
+      HttpApiEndpoint.put(`put${Operation}`, item).setPath(PathId).setPayload(body).addSuccess(reply)
+        .addError(RestErrors.AlreadyExists).middleware(JsonBodyReader).annotate(OpenApi.Summary, `Create${Operation} (PUT: the same)`)
     )
 }
 
@@ -161,8 +166,7 @@ export class WorkflowsRest extends HttpApiGroup.make("workflows")
   .add(
     HttpApiEndpoint.post("createOnboardingWorkflow", workflowsPath)
       .setPayload(Schema.encodedSchema(OnboardingRequest).annotations({ identifier: "CreateOnboardingWorkflowBody" }))
-      .addSuccess(OnboardingResult).addError(RestError, { status: 409 }).addError(RestError, { status: 413 })
-      .addError(RestError, { status: 415 }).annotate(OpenApi.Summary, "CreateOnboardingWorkflow")
+      .addSuccess(OnboardingResult).addError(RestErrors.AlreadyExists).middleware(JsonBodyReader).annotate(OpenApi.Summary, "CreateOnboardingWorkflow")
       .annotate(
         OpenApi.Description,
         "Creates an org, a profile in it and a license for that profile in one transaction. With workflowOptions.workflowId, a repeat answers with the first run's result."
@@ -170,7 +174,7 @@ export class WorkflowsRest extends HttpApiGroup.make("workflows")
   )
   .add(
     HttpApiEndpoint.get("getOnboardingWorkflow", `${workflowsPath}/:id`).setPath(PathId)
-      .addSuccess(reply("workflow", OnboardingRun, "OnboardingWorkflowReply")).addError(RestError, { status: 404 })
+      .addSuccess(reply("workflow", OnboardingRun, "OnboardingWorkflowReply")).addError(RestErrors.NotFound)
       .annotate(OpenApi.Summary, "GetOnboardingWorkflow")
   )
 {}
@@ -179,10 +183,10 @@ export class WorkflowsRest extends HttpApiGroup.make("workflows")
 const port = <Id extends string, Group extends HttpApiGroup.HttpApiGroup.Any>(id: Id, title: string, group: Group) =>
   HttpApi.make(id)
     .add(group)
-    .addError(RestError, { status: 400 })
-    .addError(RestError, { status: 401 })
-    .addError(RestError, { status: 500 })
-    .addError(RestError, { status: 503 })
+    .addError(RestErrors.InvalidArgument)
+    .addError(RestErrors.Unauthenticated)
+    .addError(RestErrors.Internal)
+    .addError(RestErrors.Unavailable)
     .annotate(OpenApi.Title, title)
     .annotate(OpenApi.Version, "v1beta1")
 

@@ -1,10 +1,11 @@
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import { Effect, FiberRef } from "effect"
+import { Effect, FiberRef, Layer } from "effect"
 import { InvalidArgument } from "../../domain/Errors.js"
 import { boundedBody } from "../http/BoundedBody.js"
 import { CurrentJsonBounds, jsonBoundsBroken } from "../http/JsonBounds.js"
 import { namesOtherCharset, utf8Text } from "../http/Utf8Text.js"
-import { HttpRejection } from "./RestCall.js"
+import { JsonBodyReader } from "./HttpApis.js"
+import { ResourceExhausted, UnsupportedMediaType } from "./RestErrors.js"
 
 const isJsonType = (contentType: string | undefined): boolean => {
   const type = (contentType ?? "").split(";")[0]!.trim().toLowerCase()
@@ -37,30 +38,26 @@ export const lowerCamelKeys = (value: unknown, depth = 0): unknown => {
 }
 
 /** The request's JSON object body, its keys in lowerCamel. */
-export const jsonObjectBody = Effect.gen(function*() {
+const jsonObjectBody = Effect.gen(function*() {
   const request = yield* HttpServerRequest.HttpServerRequest
   if (!isJsonType(request.headers["content-type"])) {
-    return yield* new HttpRejection({
-      kind: "UnsupportedMediaType",
-      message: "the request body must be JSON (Content-Type: application/json)"
-    })
+    return yield* new UnsupportedMediaType({ message: "the request body must be JSON (Content-Type: application/json)" })
   }
   if (namesOtherCharset(request.headers["content-type"])) {
-    return yield* new HttpRejection({
-      kind: "UnsupportedMediaType",
+    return yield* new UnsupportedMediaType({
       message: "the request body must be JSON in UTF-8 (Content-Type: application/json; charset=utf-8)"
     })
   }
   // Not `request.text`: over MAX_BODY_BYTES it resets the connection instead of letting a 413 through.
   const bytes = yield* boundedBody.pipe(
     Effect.catchTags({
-      BodyTooLarge: (tooLarge) => new HttpRejection({ kind: "ResourceExhausted", message: tooLarge.message }),
+      BodyTooLarge: (tooLarge) => new ResourceExhausted({ message: tooLarge.message }),
       BodyUnreadable: () => InvalidArgument.field("", "the request body could not be read")
     })
   )
   // Before anything reads the JSON: parsing and walking a body past the bounds stalls every port.
   const broken = jsonBoundsBroken(bytes, yield* FiberRef.get(CurrentJsonBounds))
-  if (broken !== undefined) return yield* new HttpRejection({ kind: "ResourceExhausted", message: broken })
+  if (broken !== undefined) return yield* new ResourceExhausted({ message: broken })
   const text = utf8Text(bytes)
   if (text === undefined) return yield* InvalidArgument.field("", "the request body is not valid UTF-8")
   let parsed: unknown
@@ -78,3 +75,6 @@ export const withPathId = (body: Record<string, unknown>, id: string) =>
   body["id"] === undefined || (typeof body["id"] === "string" && body["id"].toLowerCase() === id.toLowerCase())
     ? Effect.succeed({ ...body, id })
     : Effect.fail(InvalidArgument.field("id", "must match the id in the path"))
+
+/** The JsonBodyReader middleware of every write endpoint. */
+export const JsonBodyReaderLive = Layer.succeed(JsonBodyReader, jsonObjectBody)

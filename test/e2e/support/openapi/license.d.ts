@@ -54,6 +54,54 @@ export interface components {
             }[];
             nextPageToken: string;
         };
+        /** @description the request breaks a rule; the message names each field and its rule */
+        InvalidArgument: {
+            /**
+             * @description the gRPC status code of the failure
+             * @enum {number}
+             */
+            code: 3;
+            /** @description what went wrong, naming the field where there is one */
+            message: string;
+            /** @description always empty */
+            details: unknown[];
+        };
+        /** @description no bearer token, or not API_TOKEN */
+        Unauthenticated: {
+            /**
+             * @description the gRPC status code of the failure
+             * @enum {number}
+             */
+            code: 16;
+            /** @description what went wrong, naming the field where there is one */
+            message: string;
+            /** @description always empty */
+            details: unknown[];
+        };
+        /** @description a fault on the server (its log has the detail) */
+        Internal: {
+            /**
+             * @description the gRPC status code of the failure
+             * @enum {number}
+             */
+            code: 13;
+            /** @description what went wrong, naming the field where there is one */
+            message: string;
+            /** @description always empty */
+            details: unknown[];
+        };
+        /** @description the database cannot be reached now; retry later */
+        Unavailable: {
+            /**
+             * @description the gRPC status code of the failure
+             * @enum {number}
+             */
+            code: 14;
+            /** @description what went wrong, naming the field where there is one */
+            message: string;
+            /** @description always empty */
+            details: unknown[];
+        };
         LicenseReply: {
             license: {
                 /** @description a string matching the pattern ^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$ */
@@ -63,6 +111,54 @@ export interface components {
                 start: string;
                 end: string;
             };
+        };
+        /** @description no record with this id */
+        NotFound: {
+            /**
+             * @description the gRPC status code of the failure
+             * @enum {number}
+             */
+            code: 5;
+            /** @description what went wrong, naming the field where there is one */
+            message: string;
+            /** @description always empty */
+            details: unknown[];
+        };
+        /** @description the id already holds other content */
+        AlreadyExists: {
+            /**
+             * @description the gRPC status code of the failure
+             * @enum {number}
+             */
+            code: 6;
+            /** @description what went wrong, naming the field where there is one */
+            message: string;
+            /** @description always empty */
+            details: unknown[];
+        };
+        /** @description the body is not JSON in UTF-8 */
+        UnsupportedMediaType: {
+            /**
+             * @description the gRPC status code of the failure
+             * @enum {number}
+             */
+            code: 3;
+            /** @description what went wrong, naming the field where there is one */
+            message: string;
+            /** @description always empty */
+            details: unknown[];
+        };
+        /** @description the body is over MAX_BODY_BYTES or the JSON bounds */
+        ResourceExhausted: {
+            /**
+             * @description the gRPC status code of the failure
+             * @enum {number}
+             */
+            code: 8;
+            /** @description what went wrong, naming the field where there is one */
+            message: string;
+            /** @description always empty */
+            details: unknown[];
         };
     };
     responses: never;
@@ -104,70 +200,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * int
-                         * @description the gRPC status code of the failure (3 invalid argument, 5 not found, ...)
-                         */
-                        code: number;
-                        /** @description what went wrong, naming the field where there is one */
-                        message: string;
-                        details: unknown[];
-                    };
+                    "application/json": components["schemas"]["InvalidArgument"];
                 };
             };
-            /** @description Error */
+            /** @description no bearer token, or not API_TOKEN */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * int
-                         * @description the gRPC status code of the failure (3 invalid argument, 5 not found, ...)
-                         */
-                        code: number;
-                        /** @description what went wrong, naming the field where there is one */
-                        message: string;
-                        details: unknown[];
-                    };
+                    "application/json": components["schemas"]["Unauthenticated"];
                 };
             };
-            /** @description Error */
+            /** @description a fault on the server (its log has the detail) */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * int
-                         * @description the gRPC status code of the failure (3 invalid argument, 5 not found, ...)
-                         */
-                        code: number;
-                        /** @description what went wrong, naming the field where there is one */
-                        message: string;
-                        details: unknown[];
-                    };
+                    "application/json": components["schemas"]["Internal"];
                 };
             };
-            /** @description Error */
+            /** @description the database cannot be reached now; retry later */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * int
-                         * @description the gRPC status code of the failure (3 invalid argument, 5 not found, ...)
-                         */
-                        code: number;
-                        /** @description what went wrong, naming the field where there is one */
-                        message: string;
-                        details: unknown[];
-                    };
+                    "application/json": components["schemas"]["Unavailable"];
                 };
             };
         };
@@ -199,88 +259,43 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * int
-                         * @description the gRPC status code of the failure (3 invalid argument, 5 not found, ...)
-                         */
-                        code: number;
-                        /** @description what went wrong, naming the field where there is one */
-                        message: string;
-                        details: unknown[];
-                    };
+                    "application/json": components["schemas"]["InvalidArgument"];
                 };
             };
-            /** @description Error */
+            /** @description no bearer token, or not API_TOKEN */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * int
-                         * @description the gRPC status code of the failure (3 invalid argument, 5 not found, ...)
-                         */
-                        code: number;
-                        /** @description what went wrong, naming the field where there is one */
-                        message: string;
-                        details: unknown[];
-                    };
+                    "application/json": components["schemas"]["Unauthenticated"];
                 };
             };
-            /** @description Error */
+            /** @description no record with this id */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * int
-                         * @description the gRPC status code of the failure (3 invalid argument, 5 not found, ...)
-                         */
-                        code: number;
-                        /** @description what went wrong, naming the field where there is one */
-                        message: string;
-                        details: unknown[];
-                    };
+                    "application/json": components["schemas"]["NotFound"];
                 };
             };
-            /** @description Error */
+            /** @description a fault on the server (its log has the detail) */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * int
-                         * @description the gRPC status code of the failure (3 invalid argument, 5 not found, ...)
-                         */
-                        code: number;
-                        /** @description what went wrong, naming the field where there is one */
-                        message: string;
-                        details: unknown[];
-                    };
+                    "application/json": components["schemas"]["Internal"];
                 };
             };
-            /** @description Error */
+            /** @description the database cannot be reached now; retry later */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * int
-                         * @description the gRPC status code of the failure (3 invalid argument, 5 not found, ...)
-                         */
-                        code: number;
-                        /** @description what went wrong, naming the field where there is one */
-                        message: string;
-                        details: unknown[];
-                    };
+                    "application/json": components["schemas"]["Unavailable"];
                 };
             };
         };
@@ -323,124 +338,61 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * int
-                         * @description the gRPC status code of the failure (3 invalid argument, 5 not found, ...)
-                         */
-                        code: number;
-                        /** @description what went wrong, naming the field where there is one */
-                        message: string;
-                        details: unknown[];
-                    };
+                    "application/json": components["schemas"]["InvalidArgument"];
                 };
             };
-            /** @description Error */
+            /** @description no bearer token, or not API_TOKEN */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * int
-                         * @description the gRPC status code of the failure (3 invalid argument, 5 not found, ...)
-                         */
-                        code: number;
-                        /** @description what went wrong, naming the field where there is one */
-                        message: string;
-                        details: unknown[];
-                    };
+                    "application/json": components["schemas"]["Unauthenticated"];
                 };
             };
-            /** @description Error */
+            /** @description the id already holds other content */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * int
-                         * @description the gRPC status code of the failure (3 invalid argument, 5 not found, ...)
-                         */
-                        code: number;
-                        /** @description what went wrong, naming the field where there is one */
-                        message: string;
-                        details: unknown[];
-                    };
+                    "application/json": components["schemas"]["AlreadyExists"];
                 };
             };
-            /** @description Error */
+            /** @description the body is over MAX_BODY_BYTES or the JSON bounds */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * int
-                         * @description the gRPC status code of the failure (3 invalid argument, 5 not found, ...)
-                         */
-                        code: number;
-                        /** @description what went wrong, naming the field where there is one */
-                        message: string;
-                        details: unknown[];
-                    };
+                    "application/json": components["schemas"]["ResourceExhausted"];
                 };
             };
-            /** @description Error */
+            /** @description the body is not JSON in UTF-8 */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * int
-                         * @description the gRPC status code of the failure (3 invalid argument, 5 not found, ...)
-                         */
-                        code: number;
-                        /** @description what went wrong, naming the field where there is one */
-                        message: string;
-                        details: unknown[];
-                    };
+                    "application/json": components["schemas"]["UnsupportedMediaType"];
                 };
             };
-            /** @description Error */
+            /** @description a fault on the server (its log has the detail) */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * int
-                         * @description the gRPC status code of the failure (3 invalid argument, 5 not found, ...)
-                         */
-                        code: number;
-                        /** @description what went wrong, naming the field where there is one */
-                        message: string;
-                        details: unknown[];
-                    };
+                    "application/json": components["schemas"]["Internal"];
                 };
             };
-            /** @description Error */
+            /** @description the database cannot be reached now; retry later */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * int
-                         * @description the gRPC status code of the failure (3 invalid argument, 5 not found, ...)
-                         */
-                        code: number;
-                        /** @description what went wrong, naming the field where there is one */
-                        message: string;
-                        details: unknown[];
-                    };
+                    "application/json": components["schemas"]["Unavailable"];
                 };
             };
         };
@@ -483,124 +435,61 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * int
-                         * @description the gRPC status code of the failure (3 invalid argument, 5 not found, ...)
-                         */
-                        code: number;
-                        /** @description what went wrong, naming the field where there is one */
-                        message: string;
-                        details: unknown[];
-                    };
+                    "application/json": components["schemas"]["InvalidArgument"];
                 };
             };
-            /** @description Error */
+            /** @description no bearer token, or not API_TOKEN */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * int
-                         * @description the gRPC status code of the failure (3 invalid argument, 5 not found, ...)
-                         */
-                        code: number;
-                        /** @description what went wrong, naming the field where there is one */
-                        message: string;
-                        details: unknown[];
-                    };
+                    "application/json": components["schemas"]["Unauthenticated"];
                 };
             };
-            /** @description Error */
+            /** @description the id already holds other content */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * int
-                         * @description the gRPC status code of the failure (3 invalid argument, 5 not found, ...)
-                         */
-                        code: number;
-                        /** @description what went wrong, naming the field where there is one */
-                        message: string;
-                        details: unknown[];
-                    };
+                    "application/json": components["schemas"]["AlreadyExists"];
                 };
             };
-            /** @description Error */
+            /** @description the body is over MAX_BODY_BYTES or the JSON bounds */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * int
-                         * @description the gRPC status code of the failure (3 invalid argument, 5 not found, ...)
-                         */
-                        code: number;
-                        /** @description what went wrong, naming the field where there is one */
-                        message: string;
-                        details: unknown[];
-                    };
+                    "application/json": components["schemas"]["ResourceExhausted"];
                 };
             };
-            /** @description Error */
+            /** @description the body is not JSON in UTF-8 */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * int
-                         * @description the gRPC status code of the failure (3 invalid argument, 5 not found, ...)
-                         */
-                        code: number;
-                        /** @description what went wrong, naming the field where there is one */
-                        message: string;
-                        details: unknown[];
-                    };
+                    "application/json": components["schemas"]["UnsupportedMediaType"];
                 };
             };
-            /** @description Error */
+            /** @description a fault on the server (its log has the detail) */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * int
-                         * @description the gRPC status code of the failure (3 invalid argument, 5 not found, ...)
-                         */
-                        code: number;
-                        /** @description what went wrong, naming the field where there is one */
-                        message: string;
-                        details: unknown[];
-                    };
+                    "application/json": components["schemas"]["Internal"];
                 };
             };
-            /** @description Error */
+            /** @description the database cannot be reached now; retry later */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * int
-                         * @description the gRPC status code of the failure (3 invalid argument, 5 not found, ...)
-                         */
-                        code: number;
-                        /** @description what went wrong, naming the field where there is one */
-                        message: string;
-                        details: unknown[];
-                    };
+                    "application/json": components["schemas"]["Unavailable"];
                 };
             };
         };
