@@ -21,50 +21,50 @@ const timestampText = (ts: TimestampMessage): string =>
 
 const timestampMessage = (t: Timestamp): TimestampMessage => create(TimestampSchema, toSecondsNanos(t))
 
-/**
- * A request message as its operation's payload, in the payload's wire shape: Timestamps as RFC 3339
- * text, and unset message fields left out, so that the domain reports them as missing. proto3
- * cannot tell 0 and "" from absent: the domain reads them as "not given".
- */
-export const fromMessage = (desc: DescMessage, message: object): Record<string, unknown> => {
+/** One direction of the mapping: the name a field is read under, the one it is written under, and a Timestamp's conversion. */
+interface Direction {
+  readonly from: "localName" | "jsonName"
+  readonly to: "localName" | "jsonName"
+  readonly timestamp: (value: unknown) => unknown
+}
+
+/** Walks message `desc` over `value`, renaming each set field and converting Timestamps, nested messages included. */
+const mapped = (direction: Direction, desc: DescMessage, value: object): Record<string, unknown> => {
   const fields: Record<string, unknown> = {}
   for (const field of desc.fields) {
-    const value = (message as Record<string, unknown>)[field.localName]
-    if (value === undefined) continue
+    const each = (value as Record<string, unknown>)[field[direction.from]]
+    if (each === undefined) continue
     if (field.fieldKind === "message") {
-      fields[field.jsonName] = field.message.typeName === timestampType
-        ? timestampText(value as TimestampMessage)
-        : fromMessage(field.message, value as object)
+      fields[field[direction.to]] = field.message.typeName === timestampType
+        ? direction.timestamp(each)
+        : mapped(direction, field.message, each as object)
     } else if (field.fieldKind === "list" && field.listKind === "message") {
-      fields[field.jsonName] = (value as ReadonlyArray<object>).map((each) => fromMessage(field.message, each))
+      fields[field[direction.to]] = (each as ReadonlyArray<object>).map((item) => mapped(direction, field.message, item))
     } else {
-      fields[field.jsonName] = value
+      fields[field[direction.to]] = each
     }
   }
   return fields
 }
 
-/** The init shape of message `desc` from a domain value (or a record of them) under the same names. */
-const messageInit = (desc: DescMessage, value: object): Record<string, unknown> => {
-  const init: Record<string, unknown> = {}
-  for (const field of desc.fields) {
-    const each = (value as Record<string, unknown>)[field.jsonName]
-    if (each === undefined) continue
-    if (field.fieldKind === "message") {
-      init[field.localName] = field.message.typeName === timestampType
-        ? timestampMessage(each as Timestamp)
-        : messageInit(field.message, each as object)
-    } else if (field.fieldKind === "list" && field.listKind === "message") {
-      init[field.localName] = (each as ReadonlyArray<object>).map((item) => messageInit(field.message, item))
-    } else {
-      init[field.localName] = each
-    }
-  }
-  return init
+const toPayload: Direction = {
+  from: "localName",
+  to: "jsonName",
+  timestamp: (value) => timestampText(value as TimestampMessage)
 }
 
+const toInit: Direction = { from: "jsonName", to: "localName", timestamp: (value) => timestampMessage(value as Timestamp) }
+
+/**
+ * A request message as its operation's payload, in the payload's wire shape: Timestamps as RFC 3339
+ * text, and unset message fields left out, so that the domain reports them as missing. proto3
+ * cannot tell 0 and "" from absent: the domain reads them as "not given".
+ */
+export const fromMessage = (desc: DescMessage, message: object): Record<string, unknown> => mapped(toPayload, desc, message)
+
+/** Message `desc` from a domain value (or a record of them) under the same names. */
 export const toMessage = <Desc extends DescMessage>(desc: Desc, value: object): MessageShape<Desc> =>
-  create(desc, messageInit(desc, value) as never)
+  create(desc, mapped(toInit, desc, value) as never)
 
 /**
  * A unary method's connect-node handler over an operation: the request message as the payload, the
