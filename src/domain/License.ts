@@ -1,6 +1,7 @@
 import { Schema } from "effect"
+import { described } from "./Described.js"
 import { LicenseId, UserId } from "./Ids.js"
-import { listRequest, optionalFilter, type PageQuery, pageQuery } from "./Page.js"
+import { listRequest, nextPageToken, optionalFilter, type PageQuery, pageQuery } from "./Page.js"
 import { type Timestamp as T, Timestamp, toMicros } from "./Timestamp.js"
 
 /**
@@ -13,18 +14,24 @@ export const endsAfterStart = (startName: string) =>
     toMicros(period.end) > toMicros(period.start) || { path: ["end"], message: `must be after ${startName}` }
   ))
 
+const licenseDescription = "A license held by a profile for a period; end is after start"
+
 export class License extends Schema.Class<License>("License")(
   Schema.Struct({
-    id: LicenseId,
-    userId: UserId,
-    start: Timestamp,
-    end: Timestamp
-  }).pipe(endsAfterStart("start"))
+    id: described(LicenseId, "the license's id: a UUID the caller chooses"),
+    userId: described(UserId, "the profile (person) that holds the license (a UUID)"),
+    start: described(Timestamp, "when the license starts: an RFC 3339 time, written back in UTC"),
+    end: described(Timestamp, "when the license ends: an RFC 3339 time after start, written back in UTC")
+  }).pipe(endsAfterStart("start")),
+  // Named on the transformation too: with a rule across fields the class's encoded side is a
+  // refinement, which JSON Schema (so OpenAPI) would otherwise inline without its name.
+  [{ description: licenseDescription }, { identifier: "License", description: licenseDescription }]
 ) {}
 
 /** Licenses, optionally only those of one user. */
 export class ListLicensesRequest extends Schema.Class<ListLicensesRequest>("ListLicensesRequest")(
-  listRequest("licenses", { userId: optionalFilter(UserId) }, (request) => request.userId || "")
+  listRequest("licenses", { userId: optionalFilter(UserId, "only the licenses of this user (a UUID)") }, (request) => request.userId || ""),
+  { description: "Licenses, newest first, a page at a time" }
 ) {
   get query(): PageQuery<UserId | undefined> {
     return pageQuery("licenses", this, this.userId || undefined)
@@ -32,6 +39,6 @@ export class ListLicensesRequest extends Schema.Class<ListLicensesRequest>("List
 }
 
 export class ListLicensesResponse extends Schema.Class<ListLicensesResponse>("ListLicensesResponse")({
-  licenses: Schema.Array(License),
-  nextPageToken: Schema.String
-}) {}
+  licenses: described(Schema.Array(License), "this page of licenses, newest first"),
+  nextPageToken
+}, { description: "A page of licenses" }) {}

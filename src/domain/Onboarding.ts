@@ -1,8 +1,9 @@
 import { Schema } from "effect"
+import { described } from "./Described.js"
 import { LicenseId, OrgId, ProfileId, WorkflowId } from "./Ids.js"
 import { endsAfterStart } from "./License.js"
 import { Name } from "./Name.js"
-import { listRequest, optionalFilter, type PageQuery, pageQuery } from "./Page.js"
+import { listRequest, nextPageToken, optionalFilter, type PageQuery, pageQuery } from "./Page.js"
 import { Timestamp } from "./Timestamp.js"
 
 /**
@@ -15,28 +16,49 @@ import { Timestamp } from "./Timestamp.js"
  */
 const GivenWorkflowId = Schema.Union(WorkflowId, Schema.Literal(""), Schema.Null)
 
-const WorkflowOptions = Schema.Struct({ workflowId: Schema.optionalWith(GivenWorkflowId, { exact: true }) }).annotations({
-  identifier: "WorkflowOptions"
-})
+const WorkflowOptions = Schema.Struct({
+  workflowId: Schema.optionalWith(GivenWorkflowId, { exact: true }).annotations({
+    description: "the caller's idempotency key (a UUID): a repeat with the same request answers the first run; absent, empty or null: the service makes one"
+  })
+}).annotations({ identifier: "WorkflowOptions", description: "How the workflow runs" })
 
 /** The request mirrors the wire nesting so that error paths read like the request (`org.name`). */
 export class OnboardingRequest extends Schema.Class<OnboardingRequest>("OnboardingRequest")({
-  workflowOptions: Schema.optionalWith(Schema.NullOr(WorkflowOptions), { exact: true }),
-  license: Schema.Struct({ start: Timestamp, end: Timestamp }).pipe(endsAfterStart("license.start")),
-  org: Schema.Struct({ name: Name }),
-  profile: Schema.Struct({ fullName: Name })
-}) {
+  workflowOptions: Schema.optionalWith(Schema.NullOr(WorkflowOptions), { exact: true }).annotations({
+    description: "how the workflow runs (its idempotency key); may be left out"
+  }),
+  license: Schema.Struct({
+    start: described(Timestamp, "when the license starts: an RFC 3339 time"),
+    end: described(Timestamp, "when the license ends: an RFC 3339 time after start")
+  }).pipe(endsAfterStart("license.start")).annotations({
+    identifier: "OnboardingLicense",
+    description: "The license the new profile is given"
+  }),
+  org: Schema.Struct({ name: described(Name, "the new org's display name: 1 to 200 characters, at least one of them visible") }).annotations({
+    identifier: "OnboardingOrg",
+    description: "The org to create"
+  }),
+  profile: Schema.Struct({ fullName: described(Name, "the new person's full name: 1 to 200 characters, at least one of them visible") }).annotations({
+    identifier: "OnboardingProfile",
+    description: "The profile to create in the new org"
+  })
+}, { description: "An org, a profile in it and a license for that profile, created in one transaction" }) {
   /** The caller's idempotency key, if one was given. */
   get workflowId(): WorkflowId | undefined {
     return this.workflowOptions?.workflowId || undefined
   }
 }
 
-export class OnboardingResult extends Schema.Class<OnboardingResult>("OnboardingResult")({
-  workflowId: WorkflowId,
-  orgId: OrgId,
-  profileId: ProfileId,
-  licenseId: LicenseId
+/** The ids an onboarding made: every one always written. */
+const madeIds = {
+  workflowId: described(WorkflowId, "the run's id: the caller's idempotency key, or the one the service made"),
+  orgId: described(OrgId, "the org the run created"),
+  profileId: described(ProfileId, "the profile the run created, in that org"),
+  licenseId: described(LicenseId, "the license the run created, held by that profile")
+}
+
+export class OnboardingResult extends Schema.Class<OnboardingResult>("OnboardingResult")(madeIds, {
+  description: "What an onboarding created"
 }) {}
 
 export const RunStatus = Schema.Literal("completed")
@@ -44,13 +66,10 @@ export type RunStatus = typeof RunStatus.Type
 
 /** The durable record of one workflow run, written in the same transaction as its three rows. */
 export class OnboardingRun extends Schema.Class<OnboardingRun>("OnboardingRun")({
-  workflowId: WorkflowId,
-  orgId: OrgId,
-  profileId: ProfileId,
-  licenseId: LicenseId,
-  status: RunStatus,
-  createdAt: Timestamp
-}) {}
+  ...madeIds,
+  status: described(RunStatus, "completed: a run is recorded with its three records, never before"),
+  createdAt: described(Timestamp, "when the run committed, in UTC")
+}, { description: "The durable record of one onboarding run" }) {}
 
 /**
  * A status to list by: text on the wire, as ids are, so that an unknown one is refused by the
@@ -66,7 +85,12 @@ const StatusFilter = Schema.String.pipe(
 /** Workflow runs, optionally only those with one status. */
 export class ListOnboardingWorkflowsRequest
   extends Schema.Class<ListOnboardingWorkflowsRequest>("ListOnboardingWorkflowsRequest")(
-    listRequest("workflows", { status: optionalFilter(StatusFilter) }, (request) => request.status || "")
+    listRequest(
+      "workflows",
+      { status: optionalFilter(StatusFilter, "only the runs with this status (completed)") },
+      (request) => request.status || ""
+    ),
+    { description: "Workflow runs, newest first, a page at a time" }
   )
 {
   get query(): PageQuery<RunStatus | undefined> {
@@ -76,7 +100,7 @@ export class ListOnboardingWorkflowsRequest
 
 export class ListOnboardingWorkflowsResponse
   extends Schema.Class<ListOnboardingWorkflowsResponse>("ListOnboardingWorkflowsResponse")({
-    workflows: Schema.Array(OnboardingRun),
-    nextPageToken: Schema.String
-  })
+    workflows: described(Schema.Array(OnboardingRun), "this page of runs, newest first"),
+    nextPageToken
+  }, { description: "A page of workflow runs" })
 {}

@@ -1,20 +1,24 @@
 import { Schema } from "effect"
+import { described } from "./Described.js"
 import { OrgId } from "./Ids.js"
 import { Name } from "./Name.js"
-import { listRequest, type PageQuery, pageQuery } from "./Page.js"
+import { listRequest, nextPageToken, type PageQuery, pageQuery } from "./Page.js"
 
+/** An org as the service writes it, every field always; created with the same fields. */
 export class Org extends Schema.Class<Org>("Org")({
-  id: OrgId,
-  name: Name
-}) {}
+  id: described(OrgId, "the org's id: a UUID the caller chooses"),
+  name: described(Name, "the org's display name: 1 to 200 characters, at least one of them visible")
+}, { description: "An organization: a customer being onboarded" }) {}
 
-export class ListOrgsRequest extends Schema.Class<ListOrgsRequest>("ListOrgsRequest")(listRequest("orgs", {}, () => "")) {
+export class ListOrgsRequest
+  extends Schema.Class<ListOrgsRequest>("ListOrgsRequest")(listRequest("orgs", {}, () => ""), { description: "Orgs, newest first, a page at a time" })
+{
   get query(): PageQuery<undefined> {
     return pageQuery("orgs", this, undefined)
   }
 }
 
 export class ListOrgsResponse extends Schema.Class<ListOrgsResponse>("ListOrgsResponse")({
-  orgs: Schema.Array(Org),
-  nextPageToken: Schema.String
-}) {}
+  orgs: described(Schema.Array(Org), "this page of orgs, newest first"),
+  nextPageToken: nextPageToken
+}, { description: "A page of orgs" }) {}

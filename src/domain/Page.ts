@@ -55,12 +55,22 @@ const notGiven = <S extends Schema.Schema.Any, E extends string | number>(schema
   Schema.optionalWith(Schema.Union(schema, Schema.Literal(empty), Schema.Null), { exact: true })
 
 /** An optional list filter (`orgId`, `status`): absent, `""` or `null` lists everything. */
-export const optionalFilter = <S extends Schema.Schema.Any>(schema: S) => notGiven(schema, "")
+export const optionalFilter = <S extends Schema.Schema.Any>(schema: S, description: string) =>
+  notGiven(schema, "").annotations({ description })
 
 const pageFields = {
-  pageSize: Schema.optionalWith(Schema.NullOr(PageSize), { exact: true }),
-  pageToken: notGiven(PageToken, "")
+  pageSize: Schema.optionalWith(Schema.NullOr(PageSize), { exact: true }).annotations({
+    description: `rows per page: 1 to ${maxPageSize}; 0 or absent means ${defaultPageSize}`
+  }),
+  pageToken: notGiven(PageToken, "").annotations({
+    description: "the nextPageToken of the previous page; absent or empty for the first page"
+  })
 }
+
+/** A page's link to the next: what a list answers beside its rows. */
+export const nextPageToken = Schema.propertySignature(Schema.String).annotations({
+  description: "the pageToken of the next page; empty on the last page"
+})
 
 /**
  * A list's request: the page fields and the list's filter fields. A token is bound to the list and

@@ -1,18 +1,20 @@
 import { Schema } from "effect"
+import { described } from "./Described.js"
 import { OrgId, ProfileId } from "./Ids.js"
 import { Name } from "./Name.js"
-import { listRequest, optionalFilter, type PageQuery, pageQuery } from "./Page.js"
+import { listRequest, nextPageToken, optionalFilter, type PageQuery, pageQuery } from "./Page.js"
 
 /** A person in an org. The org's existence is not checked on direct creates (contract §3.3). */
 export class Profile extends Schema.Class<Profile>("Profile")({
-  id: ProfileId,
-  fullName: Name,
-  orgId: OrgId
-}) {}
+  id: described(ProfileId, "the profile's id: a UUID the caller chooses"),
+  fullName: described(Name, "the person's full name: 1 to 200 characters, at least one of them visible"),
+  orgId: described(OrgId, "the org the person belongs to (a UUID)")
+}, { description: "A person in an org" }) {}
 
 /** Profiles, optionally only those of one org. */
 export class ListProfilesRequest extends Schema.Class<ListProfilesRequest>("ListProfilesRequest")(
-  listRequest("profiles", { orgId: optionalFilter(OrgId) }, (request) => request.orgId || "")
+  listRequest("profiles", { orgId: optionalFilter(OrgId, "only the profiles of this org (a UUID)") }, (request) => request.orgId || ""),
+  { description: "Profiles, newest first, a page at a time" }
 ) {
   get query(): PageQuery<OrgId | undefined> {
     return pageQuery("profiles", this, this.orgId || undefined)
@@ -20,6 +22,6 @@ export class ListProfilesRequest extends Schema.Class<ListProfilesRequest>("List
 }
 
 export class ListProfilesResponse extends Schema.Class<ListProfilesResponse>("ListProfilesResponse")({
-  profiles: Schema.Array(Profile),
-  nextPageToken: Schema.String
-}) {}
+  profiles: described(Schema.Array(Profile), "this page of profiles, newest first"),
+  nextPageToken
+}, { description: "A page of profiles" }) {}

@@ -12,6 +12,7 @@ import {
   isNonNullType,
   isObjectType
 } from "graphql/index.js"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Org } from "../../src/domain/Org.js"
 import { LicenseOperations } from "../../src/operations/LicenseOperations.js"
 import { OrgOperations } from "../../src/operations/OrgOperations.js"
@@ -19,7 +20,8 @@ import { ProfileOperations } from "../../src/operations/ProfileOperations.js"
 import { WorkflowOperations } from "../../src/operations/WorkflowOperations.js"
 import type { GraphqlApi } from "../../src/transports/graphql/GraphqlApi.js"
 import { licenseGraphql, orgGraphql, profileGraphql, workflowGraphql } from "../../src/transports/graphql/GraphqlApis.js"
-import { elementOf, isAbsent, objectOf } from "../support/SchemaShape.js"
+import { LicenseHttpApi } from "../../src/transports/rest/HttpApis.js"
+import { elementOf, isAbsent, objectOf } from "../../src/transports/SchemaShape.js"
 
 /**
  * Each port's GraphQL SDL is written by hand (its names are contract); this walks it against the
@@ -156,5 +158,37 @@ describe("GraphQL schemas name the same fields as the operations' schemas, with 
     expect(differences(Object.values(org.getFields()), optionalName.ast, "org")).toEqual([
       "org.name: non-null in GraphQL, optional in the schema"
     ])
+  })
+})
+
+describe("GraphQL schemas are described from the declarations", () => {
+  for (const [port, { api }] of Object.entries(ports)) {
+    it(`${port}: every type, field and argument has a description`, () => {
+      const missing: Array<string> = []
+      for (const type of Object.values(api.schema.getTypeMap())) {
+        if (type.name.startsWith("__") || !(isObjectType(type) || isInputObjectType(type))) continue
+        if (type.name !== "Query" && type.name !== "Mutation" && !type.description) missing.push(`type ${type.name}`)
+        for (const field of Object.values(type.getFields()) as Array<Named & { readonly args?: ReadonlyArray<GraphQLArgument> }>) {
+          if (!field.description) missing.push(`${type.name}.${field.name}`)
+          for (const argument of field.args ?? []) if (!argument.description) missing.push(`${type.name}.${field.name}(${argument.name})`)
+        }
+      }
+      expect(missing).toEqual([])
+    })
+  }
+
+  it("a record's fields read as OpenAPI writes them, both from the domain schema's descriptions", () => {
+    const document = OpenApi.fromApi(LicenseHttpApi) as unknown as {
+      readonly components: { readonly schemas: Record<string, { readonly properties: Record<string, { readonly description?: string }> }> }
+    }
+    const license = licenseGraphql.schema.getType("License")
+    if (!isObjectType(license)) throw new Error("no type License")
+    for (const field of Object.values(license.getFields())) {
+      expect({ field: field.name, description: field.description }).toEqual({
+        field: field.name,
+        description: document.components.schemas["License"]!.properties[field.name]!.description
+      })
+    }
+    expect(license.getFields()["end"]!.description).toMatch(/after start/)
   })
 })

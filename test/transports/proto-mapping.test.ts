@@ -11,7 +11,7 @@ import { LicenseOperations } from "../../src/operations/LicenseOperations.js"
 import { OrgOperations } from "../../src/operations/OrgOperations.js"
 import { ProfileOperations } from "../../src/operations/ProfileOperations.js"
 import { WorkflowOperations } from "../../src/operations/WorkflowOperations.js"
-import { elementOf, objectOf } from "../support/SchemaShape.js"
+import { elementOf, objectOf } from "../../src/transports/SchemaShape.js"
 
 /**
  * Connect and gRPC map messages generically (transports/connect/ProtoCodec.ts): a field is carried

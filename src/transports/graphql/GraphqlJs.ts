@@ -5,12 +5,25 @@
  * which is what graphql-http's ESM build gets; Vite's resolver (so vitest) prefers the package's
  * "module" field, index.mjs. Naming the file makes every resolver load the same copy.
  */
-export { buildSchema, GraphQLError, Lexer, parse, Source, TokenKind, validate } from "graphql/index.js"
+export {
+  buildSchema,
+  GraphQLError,
+  isInputObjectType,
+  isListType,
+  isNonNullType,
+  isObjectType,
+  Lexer,
+  parse,
+  Source,
+  TokenKind,
+  validate
+} from "graphql/index.js"
 export type {
   DocumentNode,
   ExecutionResult,
   FragmentDefinitionNode,
   GraphQLResolveInfo,
+  GraphQLType,
   GraphQLSchema,
   OperationDefinitionNode,
   SelectionSetNode,

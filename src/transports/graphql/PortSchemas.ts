@@ -5,6 +5,7 @@ import { OrgOperations } from "../../operations/OrgOperations.js"
 import { ProfileOperations } from "../../operations/ProfileOperations.js"
 import { type WorkflowHandlers, WorkflowOperations } from "../../operations/WorkflowOperations.js"
 import type { GraphqlApi } from "./GraphqlApi.js"
+import { describedSchema } from "./Descriptions.js"
 import { buildSchema } from "./GraphqlJs.js"
 import { resourceGraphql } from "./ResourceGraphql.js"
 
@@ -76,7 +77,8 @@ const listWorkflows = operation(WorkflowOperations, "ListOnboardingWorkflows")
 
 /** The workflow's input nests like the wire, so that messages name `license.end`. */
 export const workflowGraphql: GraphqlApi<WorkflowHandlers> = {
-  schema: buildSchema(`
+  schema: describedSchema(
+    buildSchema(`
 input WorkflowOptions { workflowId: String }
 input LicenseInput { start: String!  end: String! }
 input OrgInput { name: String! }
@@ -103,6 +105,12 @@ type Query {
 }
 type Mutation { createOnboardingWorkflow(input: CreateOnboardingWorkflowInput!): CreateOnboardingWorkflowResponse! }
 `),
+    {
+      onboardingWorkflow: { rpc: WorkflowOperations.requests.get("GetOnboardingWorkflow")!, renamed: { id: "workflowId" } },
+      onboardingWorkflows: { rpc: WorkflowOperations.requests.get("ListOnboardingWorkflows")! },
+      createOnboardingWorkflow: { rpc: WorkflowOperations.requests.get("CreateOnboardingWorkflow")! }
+    }
+  ),
   operations: {
     // The run's id is the argument `id` here: refusals name it so.
     onboardingWorkflow: (args) =>

@@ -3,6 +3,7 @@ import type * as RpcGroup from "@effect/rpc/RpcGroup"
 import { Effect } from "effect"
 import { operation, type OperationHandlers } from "../../operations/Operation.js"
 import type { GraphqlApi } from "./GraphqlApi.js"
+import { describedSchema } from "./Descriptions.js"
 import { buildSchema } from "./GraphqlJs.js"
 
 /**
@@ -25,7 +26,11 @@ export const resourceGraphql = <Rpcs extends Rpc.Any>(resource: {
   const list = operation(resource.table, resource.list.operation)
   const createField = `create${resource.name[0]!.toUpperCase()}${resource.name.slice(1)}`
   return {
-    schema: buildSchema(resource.sdl),
+    schema: describedSchema(buildSchema(resource.sdl), {
+      [resource.name]: { rpc: resource.table.requests.get(resource.get)! },
+      [createField]: { rpc: resource.table.requests.get(resource.create)! },
+      [resource.list.field]: { rpc: resource.table.requests.get(resource.list.operation)! }
+    }),
     operations: {
       [resource.name]: (args) => Effect.map(get(args), (value) => ({ [resource.name]: value })),
       [createField]: (args) => Effect.map(create(args["input"]), (value) => ({ [resource.name]: value })),

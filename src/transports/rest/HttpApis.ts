@@ -39,8 +39,16 @@ export class JsonBodyReader extends HttpApiMiddleware.Tag<JsonBodyReader>()("Jso
 }) {}
 
 /** A body's fields as JSON (`{name}`); the id, if repeated there, must match the path's. */
-const bodyOf = <Fields extends Schema.Struct.Fields, Id extends Schema.Schema.Any>(fields: Fields, id: Id, identifier: string) =>
-  Schema.Struct({ ...fields, id: Schema.optional(id) }).annotations({ identifier })
+const bodyOf = <Fields extends Schema.Struct.Fields, Id extends Schema.Schema.Any>(
+  fields: Fields,
+  id: Id,
+  identifier: string,
+  description?: string
+) =>
+  Schema.Struct({
+    ...fields,
+    id: Schema.optional(id).annotations({ description: "the same id as the path's, if given at all" })
+  }).annotations({ identifier, ...(description === undefined ? {} : { description }) })
 
 const reply = <K extends string, S extends Schema.Schema.Any>(key: K, schema: S, identifier: string) =>
   Schema.Struct({ [key]: schema } as { [P in K]: S }).annotations({ identifier })
@@ -145,7 +153,7 @@ export class LicensesRest extends resourceRest(
   "license",
   "/licenses",
   reply("license", License, "LicenseReply"),
-  bodyOf(licenseFields, LicenseId, "CreateLicenseBody").annotations({ description: "`end` must be after `start`" }),
+  bodyOf(licenseFields, LicenseId, "CreateLicenseBody", "`end` must be after `start`"),
   {
     reply: ListLicensesResponse,
     parameters: listParameters({ json: "userId", proto: "user_id", description: "only the licenses of this user (a UUID)" })

@@ -43,16 +43,22 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description A page of licenses */
         ListLicensesResponse: {
-            licenses: {
-                /** @description a string matching the pattern ^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$ */
-                id: string;
-                /** @description a string matching the pattern ^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$ */
-                userId: string;
-                start: string;
-                end: string;
-            }[];
+            /** @description this page of licenses, newest first */
+            licenses: components["schemas"]["License"][];
+            /** @description the pageToken of the next page; empty on the last page */
             nextPageToken: string;
+        };
+        License: {
+            /** @description the license's id: a UUID the caller chooses */
+            id: string;
+            /** @description the profile (person) that holds the license (a UUID) */
+            userId: string;
+            /** @description when the license starts: an RFC 3339 time, written back in UTC */
+            start: string;
+            /** @description when the license ends: an RFC 3339 time after start, written back in UTC */
+            end: string;
         };
         /** @description the request breaks a rule; the message names each field and its rule */
         InvalidArgument: {
@@ -103,14 +109,7 @@ export interface components {
             details: unknown[];
         };
         LicenseReply: {
-            license: {
-                /** @description a string matching the pattern ^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$ */
-                id: string;
-                /** @description a string matching the pattern ^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$ */
-                userId: string;
-                start: string;
-                end: string;
-            };
+            license: components["schemas"]["License"];
         };
         /** @description no record with this id */
         NotFound: {
@@ -123,6 +122,17 @@ export interface components {
             message: string;
             /** @description always empty */
             details: unknown[];
+        };
+        /** @description `end` must be after `start` */
+        CreateLicenseBody: {
+            /** @description the profile (person) that holds the license (a UUID) */
+            userId: string;
+            /** @description when the license starts: an RFC 3339 time, written back in UTC */
+            start: string;
+            /** @description when the license ends: an RFC 3339 time after start, written back in UTC */
+            end: string;
+            /** @description the same id as the path's, if given at all */
+            id?: string;
         };
         /** @description the id already holds other content */
         AlreadyExists: {
@@ -185,7 +195,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description ListLicensesResponse */
+            /** @description A page of licenses */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -312,14 +322,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description a string matching the pattern ^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$ */
-                    userId: string;
-                    start: string;
-                    end: string;
-                    /** @description a string matching the pattern ^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$ */
-                    id?: string;
-                };
+                "application/json": components["schemas"]["CreateLicenseBody"];
             };
         };
         responses: {
@@ -409,14 +412,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description a string matching the pattern ^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$ */
-                    userId: string;
-                    start: string;
-                    end: string;
-                    /** @description a string matching the pattern ^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$ */
-                    id?: string;
-                };
+                "application/json": components["schemas"]["CreateLicenseBody"];
             };
         };
         responses: {

@@ -43,13 +43,18 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description A page of orgs */
         ListOrgsResponse: {
+            /** @description this page of orgs, newest first */
             orgs: components["schemas"]["Org"][];
+            /** @description the pageToken of the next page; empty on the last page */
             nextPageToken: string;
         };
+        /** @description An organization: a customer being onboarded */
         Org: {
-            /** @description a string matching the pattern ^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$ */
+            /** @description the org's id: a UUID the caller chooses */
             id: string;
+            /** @description the org's display name: 1 to 200 characters, at least one of them visible */
             name: string;
         };
         /** @description the request breaks a rule; the message names each field and its rule */
@@ -116,8 +121,9 @@ export interface components {
             details: unknown[];
         };
         CreateOrgBody: {
+            /** @description the org's display name: 1 to 200 characters, at least one of them visible */
             name: string;
-            /** @description a string matching the pattern ^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$ */
+            /** @description the same id as the path's, if given at all */
             id?: string;
         };
         /** @description the id already holds other content */
@@ -179,7 +185,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description ListOrgsResponse */
+            /** @description A page of orgs */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -43,15 +43,20 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description A page of profiles */
         ListProfilesResponse: {
+            /** @description this page of profiles, newest first */
             profiles: components["schemas"]["Profile"][];
+            /** @description the pageToken of the next page; empty on the last page */
             nextPageToken: string;
         };
+        /** @description A person in an org */
         Profile: {
-            /** @description a string matching the pattern ^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$ */
+            /** @description the profile's id: a UUID the caller chooses */
             id: string;
+            /** @description the person's full name: 1 to 200 characters, at least one of them visible */
             fullName: string;
-            /** @description a string matching the pattern ^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$ */
+            /** @description the org the person belongs to (a UUID) */
             orgId: string;
         };
         /** @description the request breaks a rule; the message names each field and its rule */
@@ -118,10 +123,11 @@ export interface components {
             details: unknown[];
         };
         CreateProfileBody: {
+            /** @description the person's full name: 1 to 200 characters, at least one of them visible */
             fullName: string;
-            /** @description a string matching the pattern ^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$ */
+            /** @description the org the person belongs to (a UUID) */
             orgId: string;
-            /** @description a string matching the pattern ^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$ */
+            /** @description the same id as the path's, if given at all */
             id?: string;
         };
         /** @description the id already holds other content */
@@ -185,7 +191,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description ListProfilesResponse */
+            /** @description A page of profiles */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -45,21 +45,29 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description A page of workflow runs */
         ListOnboardingWorkflowsResponse: {
+            /** @description this page of runs, newest first */
             workflows: components["schemas"]["OnboardingRun"][];
+            /** @description the pageToken of the next page; empty on the last page */
             nextPageToken: string;
         };
+        /** @description The durable record of one onboarding run */
         OnboardingRun: {
-            /** @description a string matching the pattern ^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$ */
+            /** @description the run's id: the caller's idempotency key, or the one the service made */
             workflowId: string;
-            /** @description a string matching the pattern ^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$ */
+            /** @description the org the run created */
             orgId: string;
-            /** @description a string matching the pattern ^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$ */
+            /** @description the profile the run created, in that org */
             profileId: string;
-            /** @description a string matching the pattern ^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$ */
+            /** @description the license the run created, held by that profile */
             licenseId: string;
-            /** @enum {string} */
+            /**
+             * @description completed: a run is recorded with its three records, never before
+             * @enum {string}
+             */
             status: "completed";
+            /** @description when the run committed, in UTC */
             createdAt: string;
         };
         /** @description the request breaks a rule; the message names each field and its rule */
@@ -125,14 +133,15 @@ export interface components {
                 fullName: string;
             };
         };
+        /** @description What an onboarding created */
         OnboardingResult: {
-            /** @description a string matching the pattern ^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$ */
+            /** @description the run's id: the caller's idempotency key, or the one the service made */
             workflowId: string;
-            /** @description a string matching the pattern ^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$ */
+            /** @description the org the run created */
             orgId: string;
-            /** @description a string matching the pattern ^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$ */
+            /** @description the profile the run created, in that org */
             profileId: string;
-            /** @description a string matching the pattern ^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$ */
+            /** @description the license the run created, held by that profile */
             licenseId: string;
         };
         /** @description the id already holds other content */
@@ -210,7 +219,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description ListOnboardingWorkflowsResponse */
+            /** @description A page of workflow runs */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -270,7 +279,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description OnboardingResult */
+            /** @description What an onboarding created */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -1,6 +1,6 @@
 import type { SchemaAST as AST } from "effect"
 
-/** Reading a schema's shape on its encoded (wire) side, for the tests that hold a style's declarations to it. */
+/** Reading a schema's shape: its object and element types, through refinements, transformations and classes (GraphQL descriptions, and the tests that hold each style's declarations to the schemas). */
 
 /** Absent, in JSON: `undefined` (an optional member) or `null` (proto3 JSON's "not set"). */
 export const isAbsent = (ast: AST.AST) => ast._tag === "UndefinedKeyword" || (ast._tag === "Literal" && ast.literal === null)
