@@ -24,9 +24,9 @@ export const sqlTable = <const Fields extends Readonly<Record<string, Column>>>(
       `insert into ${table} (${columns.map(({ column }) => column).join(", ")}) values (${
         columns.map(({ timestamp }, i) => `$${i + 1}${timestamp ? "::timestamptz" : ""}`).join(", ")
       }) on conflict (${key}) do nothing`,
-    /** The insert's parameters, from a value with the domain's fields. */
-    values: (value: { readonly [Field in keyof Fields]: unknown }): ReadonlyArray<unknown> =>
-      columns.map(({ field }) => value[field as keyof Fields])
+    /** The insert's parameters, from a value with the domain's fields; an absent optional field is SQL null. */
+    values: (value: { readonly [Field in keyof Fields]?: unknown }): ReadonlyArray<unknown> =>
+      columns.map(({ field }) => value[field as keyof Fields] ?? null)
   } as const
 }
 
