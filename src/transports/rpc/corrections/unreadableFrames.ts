@@ -1,0 +1,42 @@
+import { utf8Text } from "../../http/Utf8Text.js"
+import { isRecord, type JsonObject } from "./Frame.js"
+
+/**
+ * Upstream, @effect/rpc answers a body it cannot use (JSON that does not parse, a frame of an
+ * unknown kind or procedure, an id that is not a number) with a Defect frame carrying the
+ * JavaScript error's text (`SyntaxError: Unexpected end of JSON input`), and decodes bytes that
+ * are not UTF-8 as U+FFFD, so a name would be stored changed (test/transports/rpc-upstream.test.ts).
+ * Corrected: the frame is read here first, strictly, and such a body is refused the way /rpc
+ * refuses an oversized one, an HTTP 400 with the REST error body; the typed client reports it as
+ * an `RpcClientError` (a failure it can handle) rather than a defect, and no parser's text
+ * reaches the wire. This returns what is wrong with `body` as a request frame for `tags`, or the
+ * frame when nothing is.
+ */
+export const readFrame = (body: Buffer, tags: ReadonlySet<string>): string | JsonObject => {
+  const text = utf8Text(body)
+  if (text === undefined) return "the request body is not valid UTF-8"
+  let frame: unknown
+  try {
+    frame = JSON.parse(text)
+  } catch {
+    return "the request body is not valid JSON"
+  }
+  if (!isRecord(frame) || frame["_tag"] !== "Request") {
+    return `the request body must be one request frame: {"_tag": "Request", "id", "tag", "payload", "headers"}`
+  }
+  const { headers, id, sampled, spanId, tag, traceId } = frame
+  if (typeof tag !== "string" || !tags.has(tag)) return `tag: must be one of ${[...tags].join(", ")}`
+  // @effect/rpc reads the id as a BigInt, which throws on anything but an integer.
+  if (typeof id !== "string" || !/^\d{1,20}$/.test(id)) return "id: must be a string of up to 20 decimal digits"
+  if (!isHeaderList(headers)) return "headers: must be a list of [name, value] string pairs"
+  if (!isOptional(traceId, "string") || !isOptional(spanId, "string") || !isOptional(sampled, "boolean")) {
+    return "traceId, spanId: must be strings; sampled: must be a boolean"
+  }
+  return frame
+}
+
+const isOptional = (value: unknown, type: "string" | "boolean") => value === undefined || typeof value === type
+
+const isHeaderList = (value: unknown) =>
+  Array.isArray(value) &&
+  value.every((pair) => Array.isArray(pair) && pair.length === 2 && pair.every((part) => typeof part === "string"))
