@@ -1,14 +1,17 @@
-/** The services' records, as their REST APIs answer them and the console shows them. */
+/**
+ * The services' records, as their REST APIs answer them and the console shows them: the JSON side
+ * of the client package's own schemas (types only: nothing of the package is loaded in the browser).
+ */
+import type {
+  License as LicenseSchema,
+  OnboardingResult,
+  OnboardingRun,
+  Org as OrgSchema,
+  Profile as ProfileSchema
+} from "onboarding-services/client"
 
-export interface Org { readonly id: string; readonly name: string }
-export interface Profile { readonly id: string; readonly fullName: string; readonly orgId: string }
-export interface License { readonly id: string; readonly userId: string; readonly start: string; readonly end: string }
-export interface Run {
-  readonly workflowId: string
-  readonly orgId: string
-  readonly profileId: string
-  readonly licenseId: string
-  readonly status: string
-  readonly createdAt: string
-}
-export interface Created { readonly workflowId: string; readonly orgId: string; readonly profileId: string; readonly licenseId: string }
+export type Org = typeof OrgSchema.Encoded
+export type Profile = typeof ProfileSchema.Encoded
+export type License = typeof LicenseSchema.Encoded
+export type Run = typeof OnboardingRun.Encoded
+export type Created = typeof OnboardingResult.Encoded
