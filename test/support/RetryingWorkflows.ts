@@ -9,10 +9,12 @@ const attemptsPerWorkflow = 6
 
 /**
  * A connection that failed under the call, however a client reports it: connect-node turns a
- * reset HTTP/1.1 socket into `aborted` ("socket hang up") and a stream reset with REFUSED_STREAM
- * into `internal`, where gRPC's own mapping says `unavailable`.
+ * reset HTTP/1.1 socket into `aborted` ("socket hang up"), and a stream reset with REFUSED_STREAM
+ * or an HTTP/2 stream that ends with no gRPC status (haproxy closing the stream of a replica
+ * killed mid-answer: "protocol error: missing status") into `internal`, where gRPC's own mapping
+ * says `unavailable`: no answer came.
  */
-const connectionFailure = /socket hang up|other side closed|ECONNRESET|ECONNREFUSED|EPIPE|REFUSED_STREAM/
+const connectionFailure = /socket hang up|other side closed|ECONNRESET|ECONNREFUSED|EPIPE|REFUSED_STREAM|missing status/
 
 /**
  * Worth trying again with the same request: the service said `unavailable` (a proxy's 502/503
