@@ -6,8 +6,8 @@ import pg from "pg"
 import { OperationBudget } from "../../src/services/Transient.js"
 import { Services, startAllInOne, stopProcess } from "../e2e/support/Servers.js"
 import { recordFigures, rssMiB } from "../support/Figures.js"
-import { inProcessServers, SqlServices } from "../support/InProcessServers.js"
-import { freshServerDatabase, serverUrl, testDatabaseKind } from "../support/TestDatabase.js"
+import { inProcessServers, sqlServicesOver } from "../support/InProcessServers.js"
+import { freshServerDatabase, serverUrl, testDatabaseKind, testDatabaseWith } from "../support/TestDatabase.js"
 import { cancelFlood, h2Get } from "./support/heldWork.js"
 
 /*
@@ -109,7 +109,10 @@ const tally = (answers: ReadonlyArray<{ readonly status: number | undefined; rea
 
 describe(`the database locked while ${3 * callersPerPath} callers wait (${testDatabaseKind})`, () => {
   layer(
-    inProcessServers({}, Layer.merge(SqlServices, Layer.succeed(OperationBudget, budget))),
+    // A queue far shorter than the callers: however fast they arrive (a loaded machine spreads
+    // them over seconds, and with the default 1024 none may find the queue full), some are
+    // refused at once.
+    inProcessServers({}, Layer.merge(sqlServicesOver(testDatabaseWith({ maxWaiting: 128 })), Layer.succeed(OperationBudget, budget))),
     { timeout: 120_000, excludeTestServices: true }
   )((it) => {
     it.effect("every caller is answered, the process survives the lock's release, and answers afterwards", () =>

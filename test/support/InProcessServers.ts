@@ -18,14 +18,14 @@ import { TestDatabase } from "./TestDatabase.js"
 
 export { InMemoryServices }
 
+/** The SQL services of every port over `database` (and the database itself, to query). */
+export const sqlServicesOver = (database: typeof TestDatabase) =>
+  Layer.mergeAll(Orgs.Default, Profiles.Default, Licenses.Default, Onboarding.Default, DatabaseHealth.Default).pipe(
+    Layer.provideMerge(database)
+  )
+
 /** The SQL services of every port over the test database (and the database itself, to query). */
-export const SqlServices = Layer.mergeAll(
-  Orgs.Default,
-  Profiles.Default,
-  Licenses.Default,
-  Onboarding.Default,
-  DatabaseHealth.Default
-).pipe(Layer.provideMerge(TestDatabase))
+export const SqlServices = sqlServicesOver(TestDatabase)
 
 type PortServices = Orgs | Profiles | Licenses | Onboarding | DatabaseHealth
 

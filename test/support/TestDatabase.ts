@@ -48,18 +48,22 @@ export const freshServerDatabase = (url: string, isolation: Isolation = "read co
     ({ name }) => adminQuery(url, `drop database if exists ${name} with (force)`)
   )
 
-const serverDatabase = (url: string, isolation: Isolation) =>
+const serverDatabase = (url: string, isolation: Isolation, options: { readonly maxWaiting?: number } = {}) =>
   Layer.unwrapScoped(
     Effect.map(
       freshServerDatabase(url, isolation),
-      ({ url }) => Database.layer({ kind: "postgres", url: Redacted.make(url), poolSize: 10 })
+      ({ url }) => Database.layer({ kind: "postgres", url: Redacted.make(url), poolSize: 10, ...options })
     )
   )
 
+/** The migrated database the suites run on (in-memory PGlite, or a fresh PostgreSQL database), with `options`. */
+export const testDatabaseWith = (options: { readonly maxWaiting?: number }) =>
+  serverUrl === undefined
+    ? Database.layer({ kind: "embedded", dataDir: Database.inMemory, ...options })
+    : serverDatabase(serverUrl, "read committed", options)
+
 /** The migrated database the suites run on: in-memory PGlite, or a fresh PostgreSQL database. */
-export const TestDatabase = serverUrl === undefined
-  ? Database.layer({ kind: "embedded", dataDir: Database.inMemory })
-  : serverDatabase(serverUrl, "read committed")
+export const TestDatabase = testDatabaseWith({})
 
 /**
  * For the concurrency and idempotency suites: the test database, and on PostgreSQL also one whose
