@@ -7,7 +7,7 @@ import { restStyle } from "../e2e/support/restClient.js"
 import { rpcStyle } from "../e2e/support/rpcClient.js"
 import { stopProcess } from "../e2e/support/Servers.js"
 import { persistentDeployment } from "../support/Deployment.js"
-import { recordFigures, rssMiB } from "../support/Figures.js"
+import { liveMemoryMiB, recordFigures, rssMiB } from "../support/Figures.js"
 import { mixedOperations, percentile, runLoad, unreadable } from "../support/Load.js"
 import { testDatabaseKind } from "../support/TestDatabase.js"
 
@@ -32,7 +32,12 @@ describe(`soak (${testDatabaseKind})`, () => {
       const rss: Array<number> = []
       const started = Date.now()
       const measuring = () => Date.now() - started >= warmUpSeconds * 1_000
-      const sampler = setInterval(() => measuring() && rss.push(rssMiB(running.child.pid!)), 1_000)
+      const live: Array<number> = []
+      const sampler = setInterval(() => {
+        if (!measuring()) return
+        rss.push(rssMiB(running.child.pid!))
+        liveMemoryMiB(`${deployment.urls.org}/metrics`).then((mib) => live.push(mib), () => {})
+      }, 1_000)
       const result = yield* Effect.promise(() =>
         runLoad({
           clients,
@@ -48,6 +53,9 @@ describe(`soak (${testDatabaseKind})`, () => {
       const third = Math.floor(rss.length / 3)
       const firstThird = mean(rss.slice(0, third))
       const lastThird = mean(rss.slice(rss.length - third))
+      const liveThird = Math.floor(live.length / 3)
+      const liveFirstThird = Math.min(...live.slice(0, liveThird))
+      const liveLastThird = Math.min(...live.slice(live.length - liveThird))
       recordFigures(`soak-${deployment.kind}`, {
         seconds: Math.round(elapsed),
         warmUpSeconds,
@@ -63,11 +71,19 @@ describe(`soak (${testDatabaseKind})`, () => {
         rssFirstThirdMiB: Math.round(firstThird),
         rssLastThirdMiB: Math.round(lastThird),
         rssMaxMiB: Math.round(Math.max(...rss)),
-        rssEvery10sMiB: rss.filter((_, i) => i % 10 === 9).map(Math.round)
+        rssEvery10sMiB: rss.filter((_, i) => i % 10 === 9).map(Math.round),
+        liveLowestFirstThirdMiB: Math.round(liveFirstThird),
+        liveLowestLastThirdMiB: Math.round(liveLastThird),
+        liveLowestEvery10sMiB: Array.from({ length: Math.floor(live.length / 10) }, (_, i) => Math.round(Math.min(...live.slice(i * 10, i * 10 + 10))))
       })
       expect(result.failures.slice(0, 10)).toEqual([])
       expect(missing.slice(0, 10)).toEqual([])
-      // Flat: the last third of the run uses no more than a fifth more memory than the first.
-      expect(lastThird).toBeLessThan(firstThird * 1.2)
+      // Flat: what the process keeps alive (its heap and buffers at their lowest, just after a
+      // full collection) is no more than a fifth higher in the last third than in the first, with
+      // 16 MiB for the spread of that lowest value from one 10 s to the next. RSS is reported, not
+      // judged: it also counts heap V8 has reserved and not given back, which in one CI run rose
+      // from 289 to 517 MiB and fell to 443 while 150 s runs showed live memory level.
+      expect(live.length).toBeGreaterThan(seconds / 2)
+      expect(liveLastThird).toBeLessThan(liveFirstThird * 1.2 + 16)
     }).pipe(Effect.scoped), 600_000)
 })
