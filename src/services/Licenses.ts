@@ -4,7 +4,7 @@ import { LicenseId, type UserId } from "../domain/Ids.js"
 import { License } from "../domain/License.js"
 import type { PageQuery } from "../domain/Page.js"
 import { keysetAfter, keysetPage } from "./KeysetPage.js"
-import { createdAt, sqlTable } from "./SqlTable.js"
+import { createdAt, domainTable } from "./SqlTable.js"
 import { InMemoryStore, inMemoryTable } from "./InMemoryStore.js"
 import { preparedStatements } from "./Prepared.js"
 import { findStored, getOrNotFound, insertOrReplay } from "./Records.js"
@@ -12,12 +12,7 @@ import { databaseOperation } from "./Transient.js"
 
 const page = keysetPage(License, (license) => license.id)
 
-const licenses = sqlTable("licenses", {
-  id: "id",
-  userId: "user_id",
-  start: { column: "start_at", timestamp: true },
-  end: { column: "end_at", timestamp: true }
-})
+const licenses = domainTable("licenses", License, { start: "start_at", end: "end_at" })
 
 export class Licenses extends Effect.Service<Licenses>()("Licenses", {
   effect: Effect.gen(function*() {

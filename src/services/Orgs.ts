@@ -7,12 +7,12 @@ import { InMemoryStore, inMemoryTable } from "./InMemoryStore.js"
 import { keysetAfter, keysetPage } from "./KeysetPage.js"
 import { preparedStatements } from "./Prepared.js"
 import { findStored, getOrNotFound, insertOrReplay } from "./Records.js"
-import { createdAt, sqlTable } from "./SqlTable.js"
+import { createdAt, domainTable } from "./SqlTable.js"
 import { databaseOperation } from "./Transient.js"
 
 const page = keysetPage(Org, (org) => org.id)
 
-const orgs = sqlTable("orgs", { id: "id", name: "name" })
+const orgs = domainTable("orgs", Org)
 
 export class Orgs extends Effect.Service<Orgs>()("Orgs", {
   effect: Effect.gen(function*() {

@@ -7,12 +7,12 @@ import { InMemoryStore, inMemoryTable } from "./InMemoryStore.js"
 import { keysetAfter, keysetPage } from "./KeysetPage.js"
 import { preparedStatements } from "./Prepared.js"
 import { findStored, getOrNotFound, insertOrReplay } from "./Records.js"
-import { createdAt, sqlTable } from "./SqlTable.js"
+import { createdAt, domainTable } from "./SqlTable.js"
 import { databaseOperation } from "./Transient.js"
 
 const page = keysetPage(Profile, (profile) => profile.id)
 
-const profiles = sqlTable("profiles", { id: "id", fullName: "full_name", orgId: "org_id" })
+const profiles = domainTable("profiles", Profile)
 
 export class Profiles extends Effect.Service<Profiles>()("Profiles", {
   effect: Effect.gen(function*() {
