@@ -16,7 +16,7 @@ import { Timestamp } from "./Timestamp.js"
  */
 const GivenWorkflowId = Schema.Union(WorkflowId, Schema.Literal(""), Schema.Null)
 
-const WorkflowOptions = Schema.Struct({
+export const WorkflowOptions = Schema.Struct({
   workflowId: Schema.optionalWith(GivenWorkflowId, { exact: true }).annotations({
     description: "the caller's idempotency key (a UUID): a repeat with the same request answers the first run; absent, empty or null: the service makes one"
   })

@@ -1,4 +1,8 @@
 import { Effect } from "effect"
+import { License } from "../../domain/License.js"
+import { OnboardingRequest, OnboardingResult, OnboardingRun, WorkflowOptions } from "../../domain/Onboarding.js"
+import { Org } from "../../domain/Org.js"
+import { Profile } from "../../domain/Profile.js"
 import { LicenseOperations } from "../../operations/LicenseOperations.js"
 import { operation } from "../../operations/Operation.js"
 import { OrgOperations } from "../../operations/OrgOperations.js"
@@ -8,15 +12,17 @@ import type { GraphqlApi } from "./GraphqlApi.js"
 import { describedSchema } from "./Descriptions.js"
 import { buildSchema } from "./GraphqlJs.js"
 import { resourceGraphql } from "./ResourceGraphql.js"
+import { sdlFields } from "./SdlFields.js"
 
 // The type, field and argument names of each port's schema are part of the wire contract (contract §3.6).
+// A record's fields are written from its domain schema (sdlFields); the rest names how they nest.
 
 export const orgGraphql = resourceGraphql({
   sdl: `
-type Org { id: ID!  name: String! }
+type Org { ${sdlFields(Org)} }
 type GetOrgResponse { org: Org! }
 type CreateOrgResponse { org: Org! }
-input CreateOrgInput { id: ID!  name: String! }
+input CreateOrgInput { ${sdlFields(Org)} }
 type ListOrgsResponse { orgs: [Org!]!  nextPageToken: String! }
 type Query {
   org(id: ID!): GetOrgResponse
@@ -33,10 +39,10 @@ type Mutation { createOrg(input: CreateOrgInput!): CreateOrgResponse! }
 
 export const profileGraphql = resourceGraphql({
   sdl: `
-type Profile { id: ID!  fullName: String!  orgId: String! }
+type Profile { ${sdlFields(Profile)} }
 type GetProfileResponse { profile: Profile! }
 type CreateProfileResponse { profile: Profile! }
-input CreateProfileInput { id: ID!  fullName: String!  orgId: String! }
+input CreateProfileInput { ${sdlFields(Profile)} }
 type ListProfilesResponse { profiles: [Profile!]!  nextPageToken: String! }
 type Query {
   profile(id: ID!): GetProfileResponse
@@ -53,10 +59,10 @@ type Mutation { createProfile(input: CreateProfileInput!): CreateProfileResponse
 
 export const licenseGraphql = resourceGraphql({
   sdl: `
-type License { id: ID!  start: String!  end: String!  userId: String! }
+type License { ${sdlFields(License)} }
 type GetLicenseResponse { license: License! }
 type CreateLicenseResponse { license: License! }
-input CreateLicenseInput { id: ID!  start: String!  end: String!  userId: String! }
+input CreateLicenseInput { ${sdlFields(License)} }
 type ListLicensesResponse { licenses: [License!]!  nextPageToken: String! }
 type Query {
   license(id: ID!): GetLicenseResponse
@@ -79,25 +85,18 @@ const listWorkflows = operation(WorkflowOperations, "ListOnboardingWorkflows")
 export const workflowGraphql: GraphqlApi<WorkflowHandlers> = {
   schema: describedSchema(
     buildSchema(`
-input WorkflowOptions { workflowId: String }
-input LicenseInput { start: String!  end: String! }
-input OrgInput { name: String! }
-input ProfileInput { fullName: String! }
+input WorkflowOptions { ${sdlFields(WorkflowOptions)} }
+input LicenseInput { ${sdlFields(OnboardingRequest.fields.license)} }
+input OrgInput { ${sdlFields(OnboardingRequest.fields.org)} }
+input ProfileInput { ${sdlFields(OnboardingRequest.fields.profile)} }
 input CreateOnboardingWorkflowInput {
   workflowOptions: WorkflowOptions
   license: LicenseInput!
   org: OrgInput!
   profile: ProfileInput!
 }
-type CreateOnboardingWorkflowResponse { workflowId: String!  orgId: String!  profileId: String!  licenseId: String! }
-type OnboardingWorkflow {
-  workflowId: String!
-  orgId: String!
-  profileId: String!
-  licenseId: String!
-  status: String!
-  createdAt: String!
-}
+type CreateOnboardingWorkflowResponse { ${sdlFields(OnboardingResult)} }
+type OnboardingWorkflow { ${sdlFields(OnboardingRun)} }
 type ListOnboardingWorkflowsResponse { workflows: [OnboardingWorkflow!]!  nextPageToken: String! }
 type Query {
   onboardingWorkflow(id: ID!): OnboardingWorkflow
