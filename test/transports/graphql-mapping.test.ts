@@ -24,7 +24,8 @@ import { LicenseHttpApi } from "../../src/transports/rest/HttpApis.js"
 import { elementOf, isAbsent, objectOf } from "../../src/transports/SchemaShape.js"
 
 /**
- * Each port's GraphQL SDL is written by hand (its names are contract); this walks it against the
+ * Each port's GraphQL SDL says by hand how its types nest (the names are contract), and writes each
+ * record's fields from the domain schema (SdlFields.ts); this walks the whole of it against the
  * operations' schemas: every argument, input field and result field names a member of the
  * operation's payload or success schema and the other way round, nested types included, and a
  * non-null GraphQL type stands exactly for a member that is always there.
