@@ -2,9 +2,18 @@ import { Schema } from "effect"
 
 /**
  * A field with its description, the one place each field is described: OpenAPI (so Swagger UI)
- * and GraphQL's schema read it from here. On the field, not its type: a type's annotations do not
- * reach JSON Schema through a refinement, and the same type (an id) means other things in other
- * fields.
+ * and GraphQL's schema read it from here. On the field, and on its type too: a record with a
+ * transformed field (`optionalDescribed`'s null) is a transformation whose encoded side, which
+ * JSON Schema and the GraphQL walk read, keeps the fields' types but not their own annotations.
+ * The same type (an id) means other things in other fields, so each field annotates its own copy.
  */
 export const described = <S extends Schema.Schema.All>(schema: S, description: string) =>
-  Schema.propertySignature(schema).annotations({ description })
+  Schema.propertySignature(schema.annotations({ description }) as S).annotations({ description })
+
+/**
+ * An optional field with its description: absent, or `null` as JSON and GraphQL clients send and
+ * as SQL stores it, both read as absent (so a column added to a table reads back as the field left
+ * out).
+ */
+export const optionalDescribed = <S extends Schema.Schema.All>(schema: S, description: string) =>
+  Schema.optionalWith(schema.annotations({ description }) as S, { exact: true, nullable: true }).annotations({ description })
