@@ -6,8 +6,10 @@ import { type DatabaseGate, databaseUnavailable, DatabaseGateRef } from "./Datab
 import { spanAttribute } from "./SpanAttribute.js"
 
 // SQLSTATEs worth retrying: serialization failure, deadlock, connection exceptions (class 08),
-// server shutting down or starting up, too many connections, out of memory.
-const transientStates = /^(40001|40P01|08...|57P0[1-3]|53300|53200)$/
+// server shutting down or starting up (57P01-57P03: a primary stopped for a failover or a
+// switchover), a read-only transaction (25006: a primary demoted under us; a later attempt takes a
+// new connection, which the proxy sends to the new primary), too many connections, out of memory.
+const transientStates = /^(40001|40P01|08...|57P0[1-3]|25006|53300|53200)$/
 const transientNodeCodes = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH", "ENOTCONN"])
 const transientMessages = /Connection terminated|connection timeout|timeout exceeded when trying to connect|Connection ended|Client has encountered a connection error|Connection timed out/i
 
@@ -18,11 +20,25 @@ const causes = function*(error: unknown): Generator<unknown> {
   }
 }
 
-/** The SQLSTATE (or Node error code) behind a database error, for metrics, spans and retries. */
+// node-postgres reports a lost or unopenable connection by message alone: named for the metric.
+const codeLessFailures: ReadonlyArray<readonly [RegExp, string]> = [
+  [/Connection terminated unexpectedly|Connection ended|Client has encountered a connection error/i, "connection_lost"],
+  [/timeout|timed out/i, "connect_timeout"]
+]
+
+/**
+ * The SQLSTATE (or Node error code) behind a database error, for metrics, spans and retries;
+ * `connection_lost` or `connect_timeout` for node-postgres's failures that carry no code.
+ */
 export const sqlState = (error: unknown): string => {
   for (const cause of causes(error)) {
     const { code } = cause as { code?: unknown }
     if (typeof code === "string") return code
+  }
+  for (const cause of causes(error)) {
+    const { message } = cause as { message?: unknown }
+    if (typeof message !== "string") continue
+    for (const [pattern, name] of codeLessFailures) if (pattern.test(message)) return name
   }
   return "unknown"
 }
