@@ -1,6 +1,6 @@
 import { Cause, Effect, Exit, Layer, Metric, Option } from "effect"
 import { randomUUID } from "node:crypto"
-import { AlreadyExists, NotFound, type Unavailable } from "../domain/Errors.js"
+import { AlreadyExists, NotFound, Unavailable } from "../domain/Errors.js"
 import { LicenseId, OrgId, ProfileId, UserId, WorkflowId } from "../domain/Ids.js"
 import { License } from "../domain/License.js"
 import { type OnboardingRequest, OnboardingResult, type RunStatus } from "../domain/Onboarding.js"
@@ -16,13 +16,15 @@ import { WorkflowRuns } from "./WorkflowRuns.js"
 
 /** Workflow runs by outcome: created, answered from an earlier run (same workflowId), refused, failed. */
 export const workflowOutcomes = Metric.counter("onboarding_workflows_total", {
-  description: "CreateOnboardingWorkflow outcomes: created, replayed (answered from an earlier run), refused (the id holds another request), failed"
+  description:
+    "CreateOnboardingWorkflow outcomes: created, replayed (answered from an earlier run), refused (the id holds another request), unknown (a COMMIT went unanswered and the database could not be asked since), failed"
 })
 
 const outcomes = {
   created: Metric.tagged(workflowOutcomes, "outcome", "created"),
   replayed: Metric.tagged(workflowOutcomes, "outcome", "replayed"),
   refused: Metric.tagged(workflowOutcomes, "outcome", "refused"),
+  unknown: Metric.tagged(workflowOutcomes, "outcome", "unknown"),
   failed: Metric.tagged(workflowOutcomes, "outcome", "failed")
 }
 
@@ -30,10 +32,29 @@ const countOutcome = (exit: Exit.Exit<unknown, unknown>, replayed: boolean) =>
   Metric.increment(
     Exit.isSuccess(exit)
       ? (replayed ? outcomes.replayed : outcomes.created)
-      : Option.exists(Cause.failureOption(exit.cause), (error) => error instanceof AlreadyExists)
-      ? outcomes.refused
-      : outcomes.failed
+      : Option.match(Cause.failureOption(exit.cause), {
+        onNone: () => outcomes.failed,
+        onSome: (error) =>
+          error instanceof AlreadyExists ? outcomes.refused : error instanceof OutcomeUnknown ? outcomes.unknown : outcomes.failed
+      })
   )
+
+/**
+ * `unavailable`, when a COMMIT of this workflow went unanswered and no later attempt could ask the
+ * database whether it had committed (each attempt claims the run's id first, so the one after a
+ * lost COMMIT finds the run if it committed): the caller is given the workflow id, under which
+ * the request can be looked up or sent again without onboarding twice. The server chose the id
+ * when the request had none, so without it a caller could not tell.
+ */
+class OutcomeUnknown extends Unavailable {}
+
+const outcomeUnknown = (workflowId: WorkflowId) =>
+  new OutcomeUnknown({
+    message:
+      `the database connection was lost while committing workflow ${workflowId}, and the database could not be asked since: ` +
+      `whether it was created is unknown. Get workflow ${workflowId}, or send the same request again with workflowId ${workflowId}: ` +
+      "it is never created twice"
+  })
 
 export class Onboarding extends Effect.Service<Onboarding>()("Onboarding", {
   effect: Effect.gen(function*() {
@@ -48,7 +69,7 @@ export class Onboarding extends Effect.Service<Onboarding>()("Onboarding", {
           ? Effect.succeed(new OnboardingResult(stored.value.run))
           : Effect.fail(new AlreadyExists({ resource: "workflow", id: workflowId })))
 
-    const runOnce = (request: OnboardingRequest, workflowId: WorkflowId, replayed: () => void) =>
+    const runOnce = (request: OnboardingRequest, workflowId: WorkflowId, replayed: () => void, committing: () => void) =>
       Effect.gen(function*() {
         const run = new OnboardingResult({
           workflowId,
@@ -72,6 +93,7 @@ export class Onboarding extends Effect.Service<Onboarding>()("Onboarding", {
             end: request.license.end
           })
         )
+        committing()
         return run
       })
 
@@ -85,9 +107,18 @@ export class Onboarding extends Effect.Service<Onboarding>()("Onboarding", {
         Effect.suspend(() => {
           const workflowId = request.workflowId ?? WorkflowId.make(randomUUID())
           let answeredFromEarlier = false
+          // Set once an attempt has written the whole triple: its COMMIT comes next. An attempt is only
+          // tried again when it failed, so if one whose COMMIT was sent failed, and no later attempt
+          // could find its run, whether it committed is unknown (see OutcomeUnknown).
+          let committing = false
+          const unit = runOnce(request, workflowId, () => (answeredFromEarlier = true), () => (committing = true))
           // An operator finds a run's trace from its id.
           return spanAttribute("onboarding.workflow_id", workflowId).pipe(
-            Effect.zipRight(runs.atomically(runOnce(request, workflowId, () => (answeredFromEarlier = true)))),
+            Effect.zipRight(runs.atomically(unit)),
+            Effect.catchIf(
+              (error): error is Unavailable => error instanceof Unavailable && committing,
+              () => Effect.fail(outcomeUnknown(workflowId))
+            ),
             Effect.onExit((exit) => countOutcome(exit, answeredFromEarlier))
           )
         }),
