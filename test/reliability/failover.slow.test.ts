@@ -1,0 +1,280 @@
+import { describe, expect, layer } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import { randomUUID } from "node:crypto"
+import { existsSync, readdirSync } from "node:fs"
+import pg from "pg"
+import { connectClients } from "../e2e/support/connectClient.js"
+import { graphqlStyle } from "../e2e/support/graphqlClient.js"
+import { grpcJsClient } from "../e2e/support/grpcJsClient.js"
+import { restStyle } from "../e2e/support/restClient.js"
+import { freePort, type Running, startProcess, stopProcess } from "../e2e/support/Servers.js"
+import type { ServiceUrls, StyleClient } from "../e2e/support/StyleClient.js"
+import { auditFailover, callFigures, failoverLoad, type FailoverLoad } from "../support/FailoverLoad.js"
+import { recordFigures } from "../support/Figures.js"
+import { type HaTools, patroniCluster, until } from "../support/Patroni.js"
+import { startPrimaryProxy } from "../support/PrimaryHaProxy.js"
+import { systemTool } from "../support/SystemTools.js"
+import { serverUrl } from "../support/TestDatabase.js"
+
+// Run with the PostgreSQL reliability run only (it brings its own PostgreSQL nodes): once per CI.
+if (serverUrl === undefined) {
+  console.warn("the Patroni failover test runs with the PostgreSQL reliability run: set TEST_DATABASE_URL to run it")
+}
+/** PostgreSQL's server binaries, which Patroni runs: Debian's newest (`/usr/lib/postgresql/15/bin`). */
+const postgresBin = () => {
+  const root = "/usr/lib/postgresql"
+  const versions = existsSync(root) ? readdirSync(root).filter((v) => existsSync(`${root}/${v}/bin/postgres`)) : []
+  const newest = versions.sort((a, b) => Number(b) - Number(a))[0]
+  if (newest === undefined && process.env["REQUIRE_SYSTEM_TOOLS"] === "1") {
+    throw new Error(`no PostgreSQL server binaries in ${root}, and REQUIRE_SYSTEM_TOOLS=1 (CI) does not allow the failover test to skip`)
+  }
+  if (newest === undefined) console.warn(`no PostgreSQL server binaries in ${root}: the failover test is skipped (apt-get install postgresql)`)
+  return newest === undefined ? undefined : `${root}/${newest}/bin`
+}
+const found = serverUrl === undefined ? undefined : {
+  patroni: systemTool("patroni"),
+  patronictl: systemTool("patronictl"),
+  etcd: systemTool("etcd"),
+  haproxy: systemTool("haproxy"),
+  postgresBin: postgresBin()
+}
+const runnable = found !== undefined && Object.values(found).every((path) => path !== undefined)
+const tools = found as HaTools & { readonly haproxy: string }
+
+/** The HA deployment: Patroni cluster, haproxy on its primary, and one all-in-one service process on it. */
+const deployment = Effect.gen(function*() {
+  const cluster = yield* patroniCluster(tools)
+  const proxy = yield* startPrimaryProxy(tools.haproxy, cluster.members)
+  const databaseUrl = `postgres://postgres@127.0.0.1:${proxy.port}/onboarding`
+  yield* Effect.promise(async () => {
+    const admin = new pg.Client({ connectionString: `postgres://postgres@127.0.0.1:${proxy.port}/postgres` })
+    await admin.connect()
+    await admin.query("create database onboarding")
+    await admin.end()
+  })
+  const ports = yield* Effect.promise(() => Promise.all([freePort(), freePort(), freePort(), freePort()]))
+  // One all-in-one process: every service's pool meets the failover in one place, and "no process
+  // restarted" is one pid to watch. The per-service processes share its code path to the database.
+  const service: Running = yield* Effect.acquireRelease(
+    Effect.promise(() =>
+      startProcess("all", {
+        DATABASE_URL: databaseUrl,
+        ORG_PORT: String(ports[0]),
+        PROFILE_PORT: String(ports[1]),
+        LICENSE_PORT: String(ports[2]),
+        WORKFLOW_PORT: String(ports[3]),
+        ACCESS_LOG: "off"
+      }, 4)
+    ),
+    (running) => Effect.promise(() => stopProcess(running))
+  )
+  const url = (port: number) => `http://127.0.0.1:${port}`
+  const urls: ServiceUrls = { org: url(ports[0]), profile: url(ports[1]), license: url(ports[2]), workflow: url(ports[3]) }
+  return { cluster, proxy, databaseUrl, service, pid: service.child.pid!, urls }
+})
+
+const period = { start: "2023-11-16T12:00:00Z", end: "2024-11-16T12:00:00Z" }
+
+class Deployed extends Effect.Tag("failover/Deployed")<Deployed, Effect.Effect.Success<typeof deployment>>() {}
+
+const clientsFor = (urls: ServiceUrls): Array<StyleClient> => [
+  connectClients[0]!.make(urls),
+  connectClients[3]!.make(urls),
+  grpcJsClient(urls),
+  restStyle.make(urls),
+  graphqlStyle.make(urls)
+]
+
+/** `/readyz` every 250 ms while the fault runs: how long it said not ready, and what it says at the end. */
+const watchReadiness = (url: string, running: () => boolean) =>
+  (async () => {
+    let notReadyMs = 0
+    let periods = 0
+    let last = true
+    while (running()) {
+      const began = Date.now()
+      const ready = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(3_000) }).then((r) => r.ok, () => false)
+      if (!ready) notReadyMs += Math.max(250, Date.now() - began)
+      if (!ready && last) periods++
+      last = ready
+      await new Promise((resolve) => setTimeout(resolve, 250))
+    }
+    return { notReadyPeriods: periods, notReadyMs }
+  })()
+
+/** The transient-failure counter's values by SQLSTATE or Node code, from the process's /metrics. */
+const transientCounts = async (url: string) => {
+  const text = await (await fetch(`${url}/metrics`)).text()
+  const counts: Record<string, number> = {}
+  for (const match of text.matchAll(/^onboarding_db_transient_failures_total\{[^}]*sqlstate="([^"]+)"[^}]*\} (\S+)$/gm)) {
+    counts[match[1]!] = (counts[match[1]!] ?? 0) + Number(match[2])
+  }
+  return counts
+}
+
+const difference = (after: Record<string, number>, before: Record<string, number>) =>
+  Object.fromEntries(Object.entries(after).map(([k, v]) => [k, v - (before[k] ?? 0)]).filter(([, v]) => (v as number) > 0))
+
+/**
+ * Runs `fault` under the load (a few seconds of steady calls first), lets the load go on until a
+ * write has succeeded for `settle` after recovery, then audits the final leader and records the
+ * figures under `name`. Every fault must lose nothing acknowledged, leave no partial workflow and
+ * onboard no request twice, and the service process must be the one that started.
+ */
+const underLoad = <Details extends Record<string, unknown>>(name: string, fault: (deployed: Deployed["Type"]) => Promise<Details>) =>
+  Effect.gen(function*() {
+    const deployed = yield* Deployed
+    const clients = clientsFor(deployed.urls)
+    let streaming = true
+    const metricsBefore = yield* Effect.promise(() => transientCounts(deployed.urls.workflow))
+    const running = failoverLoad({ clients, concurrency: 8, running: () => streaming })
+    const readiness = watchReadiness(deployed.urls.workflow, () => streaming)
+    yield* Effect.sleep("3 seconds")
+    const faultAt = Date.now()
+    const details = yield* Effect.promise(() => fault(deployed))
+    yield* Effect.promise(() => deployed.cluster.awaitHealthy(120_000))
+    yield* Effect.sleep("3 seconds")
+    streaming = false
+    const load: FailoverLoad = yield* Effect.promise(() => running)
+    const ready = yield* Effect.promise(() => readiness)
+    // Ready again once a leader is reachable, with no restart.
+    yield* Effect.promise(() =>
+      until("/readyz ready again", () => fetch(`${deployed.urls.workflow}/readyz`).then((r) => r.ok), 10_000)
+    )
+    clients.forEach((client) => client.close?.())
+    const audit = yield* Effect.promise(() => auditFailover(deployed.databaseUrl, load))
+    const metricsAfter = yield* Effect.promise(() => transientCounts(deployed.urls.workflow))
+    const serviceRestarted = deployed.service.child.exitCode !== null || deployed.service.child.pid !== deployed.pid
+    const figures = {
+      ...details,
+      ...callFigures(load, faultAt),
+      lost: audit.lost,
+      readsNotAsAcknowledged: load.readsWrong.length,
+      partial: audit.partial,
+      duplicated: audit.duplicated,
+      unknownOutcomes: audit.unknownOutcomes,
+      readiness: ready,
+      transientFailuresBySqlstate: difference(metricsAfter, metricsBefore),
+      finalLeader: yield* Effect.promise(() => deployed.cluster.leader()),
+      serviceRestarted
+    }
+    recordFigures(`failover-${name}`, figures)
+    expect(load.acknowledged.length).toBeGreaterThan(0)
+    expect({ lost: audit.lost, readsWrong: load.readsWrong, partial: audit.partial, duplicated: audit.duplicated, serviceRestarted })
+      .toEqual({ lost: 0, readsWrong: [], partial: 0, duplicated: 0, serviceRestarted: false })
+    // Every refusal is `unavailable` (14): never `internal`, never a wrong answer.
+    const codes = Object.keys(figures.answers).filter((answer) => answer !== "ok")
+    expect(codes.filter((code) => code !== "14")).toEqual([])
+    return figures
+  })
+
+describe.skipIf(!runnable)("the database tier loses its primary: Patroni, haproxy on /primary, synchronous replication", () => {
+  layer(Layer.scoped(Deployed, Effect.suspend(() => deployment)), { timeout: 180_000, excludeTestServices: true })((it) => {
+    it.effect("what synchronous replication costs: the workflow at c16, synchronous and not (figures; nothing lost either way)", () =>
+      Effect.gen(function*() {
+        const deployed = yield* Deployed
+        const measure = (seconds: number) =>
+          Effect.promise(async () => {
+            const client = connectClients[3]!.make(deployed.urls)
+            const latencies: Array<number> = []
+            const acknowledged: FailoverLoad["acknowledged"] = []
+            const until = Date.now() + seconds * 1000
+            await Promise.all(Array.from({ length: 16 }, async () => {
+              while (Date.now() < until) {
+                const orgName = `latency ${randomUUID()}`
+                const began = performance.now()
+                const answer = await client.createWorkflow({ license: period, org: { name: orgName }, profile: { fullName: "New Hire" } })
+                latencies.push(performance.now() - began)
+                acknowledged.push({ kind: "workflow", id: answer.workflowId, ...answer, orgName })
+              }
+            }))
+            client.close?.()
+            latencies.sort((a, b) => a - b)
+            const at = (q: number) => Math.round(latencies[Math.floor(q * (latencies.length - 1))]! * 10) / 10
+            return { figures: { callsPerSecond: Math.round(latencies.length / seconds), p50Ms: at(0.5), p99Ms: at(0.99) }, acknowledged }
+          })
+        const synchronous = yield* measure(8)
+        yield* Effect.promise(() => deployed.cluster.editConfig({ synchronous_mode: "false", synchronous_mode_strict: "false" }))
+        yield* Effect.promise(() =>
+          until("no synchronous standby", async () => !(await deployed.cluster.cluster()).some((m) => m.role === "sync_standby"), 30_000)
+        )
+        const asynchronous = yield* measure(8)
+        yield* Effect.promise(() => deployed.cluster.editConfig({ synchronous_mode: "true", synchronous_mode_strict: "true" }))
+        yield* Effect.promise(() => deployed.cluster.awaitHealthy(60_000))
+        const load: FailoverLoad = {
+          calls: [],
+          acknowledged: [...synchronous.acknowledged, ...asynchronous.acknowledged],
+          workflowOrgNames: [...synchronous.acknowledged, ...asynchronous.acknowledged].map((a) => (a as { orgName: string }).orgName),
+          outcomeUnknown: [],
+          readsWrong: []
+        }
+        const audit = yield* Effect.promise(() => auditFailover(deployed.databaseUrl, load))
+        recordFigures("failover-synchronous-cost", {
+          concurrency: 16,
+          synchronous: synchronous.figures,
+          asynchronous: asynchronous.figures,
+          lost: audit.lost
+        })
+        expect(audit).toMatchObject({ lost: 0, partial: 0, duplicated: 0 })
+      }))
+
+    it.effect("kill -9 of the primary's postmaster: a standby is promoted, the old primary rejoins; nothing acknowledged lost", () =>
+      underLoad("kill9-postmaster", async (deployed) => {
+        const before = await deployed.cluster.leader()
+        const began = Date.now()
+        deployed.cluster.killPostmaster(before!)
+        await until("a new leader", async () => ((await deployed.cluster.leader()) ?? before) !== before, 60_000, deployed.cluster.logs)
+        const promotedMs = Date.now() - began
+        await deployed.cluster.awaitHealthy(120_000)
+        return { killed: before, promotedMs, oldPrimaryBackAsStandbyMs: Date.now() - began }
+      }))
+
+    it.effect("a planned switchover (patronictl): nothing acknowledged lost", () =>
+      underLoad("switchover", async (deployed) => {
+        const states = await deployed.cluster.cluster()
+        const from = states.find((m) => m.role === "leader")!.name
+        const to = states.find((m) => m.role === "sync_standby")!.name
+        const began = Date.now()
+        await deployed.cluster.switchover(from, to)
+        await until("the candidate leads", async () => (await deployed.cluster.leader()) === to, 60_000, deployed.cluster.logs)
+        return { from, to, switchedMs: Date.now() - began }
+      }))
+
+    it.effect("the primary's node lost (Patroni and postmaster killed), then back: it rejoins as a standby", () =>
+      underLoad("node-lost-rejoin", async (deployed) => {
+        const name = (await deployed.cluster.leader())!
+        const member = deployed.cluster.members.find((m) => m.name === name)!
+        const began = Date.now()
+        member.patroni!.kill("SIGKILL")
+        deployed.cluster.killPostmaster(name)
+        await deployed.cluster.exited(member.patroni)
+        await until("a new leader", async () => ((await deployed.cluster.leader()) ?? name) !== name, 90_000, deployed.cluster.logs)
+        const promotedMs = Date.now() - began
+        deployed.cluster.startPatroni(member)
+        await deployed.cluster.awaitHealthy(120_000)
+        return { lost: name, promotedMs, rejoinedMs: Date.now() - began, rewound: deployed.cluster.rewound(name) }
+      }))
+
+    it.effect("etcd lost for longer than the TTL: Patroni demotes the primary, writes fail as unavailable, then recover", () =>
+      underLoad("etcd-lost", async (deployed) => {
+        const began = Date.now()
+        await deployed.cluster.killEtcd()
+        await until("no primary in haproxy", async () => (await deployed.proxy.upNodes()).length === 0, 60_000, deployed.cluster.logs)
+        const demotedMs = Date.now() - began
+        // Longer than the TTL: no member may lead meanwhile.
+        const leadersSeen = new Set<string>()
+        const watchUntil = began + 25_000
+        while (Date.now() < watchUntil) {
+          for (const node of await deployed.proxy.upNodes()) leadersSeen.add(node)
+          await new Promise((resolve) => setTimeout(resolve, 250))
+        }
+        deployed.cluster.startEtcd()
+        await until("a leader again", async () => (await deployed.proxy.upNodes()).length === 1, 90_000, deployed.cluster.logs)
+        return { etcdDownMs: Date.now() - began, demotedMs, primariesWhileEtcdDown: [...leadersSeen] }
+      }).pipe(Effect.tap((figures) => {
+        expect(figures.primariesWhileEtcdDown).toEqual([])
+        expect(figures.readiness.notReadyPeriods).toBeGreaterThan(0)
+        expect(figures.answers["14"] ?? 0).toBeGreaterThan(0)
+      })))
+  })
+})
