@@ -54,9 +54,14 @@ export const patroniTimers = { ttl: 20, loopWait: 2, retryTimeout: 9 }
  *   fork (nothing acknowledged: that was synchronous), instead of being re-cloned.
  * Trust authentication on loopback: a test fixture.
  */
-const memberConfig = (member: Member, etcdPort: number, socketDir: string, postgresBin: string) =>
+export const patroniConfiguration = (
+  member: Pick<Member, "name" | "port" | "apiPort" | "dataDir">,
+  etcdPort: number,
+  socketDir: string,
+  postgresBin: string
+) =>
   `scope: onboarding
-namespace: /onboarding-test/
+namespace: /service/
 name: ${member.name}
 restapi:
   listen: 127.0.0.1:${member.apiPort}
@@ -184,7 +189,7 @@ export const patroniCluster = (tools: HaTools, members = 3) =>
         })
       }
       for (const member of nodes) {
-        writeFileSync(member.config, memberConfig(member, etcdPort, directory, tools.postgresBin))
+        writeFileSync(member.config, patroniConfiguration(member, etcdPort, directory, tools.postgresBin))
         own(member.config)
       }
       const startPatroni = (member: Member) => {
