@@ -14,7 +14,11 @@ import { Profiles } from "./Profiles.js"
 import { spanAttribute } from "./SpanAttribute.js"
 import { WorkflowRuns } from "./WorkflowRuns.js"
 
-/** Workflow runs by outcome: created, answered from an earlier run (same workflowId), refused, failed. */
+/**
+ * Workflow runs by outcome: created (also when a retry found the run its own lost COMMIT had
+ * stored), answered from an earlier request's run (same workflowId), refused, unknown (see
+ * OutcomeUnknown), failed.
+ */
 export const workflowOutcomes = Metric.counter("onboarding_workflows_total", {
   description:
     "CreateOnboardingWorkflow outcomes: created, replayed (answered from an earlier run), refused (the id holds another request), unknown (a COMMIT went unanswered and the database could not be asked since), failed"
@@ -51,10 +55,24 @@ class OutcomeUnknown extends Unavailable {}
 const outcomeUnknown = (workflowId: WorkflowId) =>
   new OutcomeUnknown({
     message:
-      `the database connection was lost while committing workflow ${workflowId}, and the database could not be asked since: ` +
+      `the database did not answer the COMMIT of workflow ${workflowId}, and could not be asked since: ` +
       `whether it was created is unknown. Get workflow ${workflowId}, or send the same request again with workflowId ${workflowId}: ` +
       "it is never created twice"
   })
+
+/** What one call's attempts have learned of its run, carried from each attempt to the next. */
+interface Attempts {
+  /**
+   * An attempt wrote the whole triple, so its COMMIT was sent or about to be, and no later attempt
+   * has yet learned whether it took effect. A COMMIT the server refused with a SQLSTATE (40001
+   * under serializable isolation) is counted here too: this side cannot tell the two apart.
+   */
+  commitInDoubt: boolean
+  /** The run as an attempt found it stored: committed, whatever becomes of that attempt's own COMMIT. */
+  found: OnboardingResult | undefined
+  /** Whether the run found was made by an earlier request (a replay), not by this call's own lost COMMIT. */
+  replayed: boolean
+}
 
 export class Onboarding extends Effect.Service<Onboarding>()("Onboarding", {
   effect: Effect.gen(function*() {
@@ -69,7 +87,7 @@ export class Onboarding extends Effect.Service<Onboarding>()("Onboarding", {
           ? Effect.succeed(new OnboardingResult(stored.value.run))
           : Effect.fail(new AlreadyExists({ resource: "workflow", id: workflowId })))
 
-    const runOnce = (request: OnboardingRequest, workflowId: WorkflowId, replayed: () => void, committing: () => void) =>
+    const runOnce = (request: OnboardingRequest, workflowId: WorkflowId, attempts: Attempts) =>
       Effect.gen(function*() {
         const run = new OnboardingResult({
           workflowId,
@@ -78,11 +96,19 @@ export class Onboarding extends Effect.Service<Onboarding>()("Onboarding", {
           licenseId: LicenseId.make(randomUUID())
         })
         const content = fingerprint(request)
-        // The run first: it claims the workflow id (WorkflowRuns.claim).
-        if (!(yield* runs.claim(run, content))) {
-          replayed()
-          return yield* replay(workflowId, content)
+        // The run first: it claims the workflow id (WorkflowRuns.claim). Its answer settles any
+        // earlier attempt's COMMIT: a claim waits for a transaction still holding the id, so it
+        // inserts only if none committed, and finds the run if one did.
+        const claimed = yield* runs.claim(run, content)
+        if (!claimed) {
+          const stored = yield* replay(workflowId, content)
+          // Whose run it is, the first time it is found: a later attempt finds it with no doubt left.
+          if (attempts.found === undefined) attempts.replayed = !attempts.commitInDoubt
+          attempts.found = stored
+          attempts.commitInDoubt = false
+          return stored
         }
+        attempts.commitInDoubt = false
         yield* orgs.create(new Org({ id: run.orgId, name: request.org.name }))
         yield* profiles.create(new Profile({ id: run.profileId, fullName: request.profile.fullName, orgId: run.orgId }))
         yield* licenses.create(
@@ -93,7 +119,7 @@ export class Onboarding extends Effect.Service<Onboarding>()("Onboarding", {
             end: request.license.end
           })
         )
-        committing()
+        attempts.commitInDoubt = true
         return run
       })
 
@@ -106,20 +132,16 @@ export class Onboarding extends Effect.Service<Onboarding>()("Onboarding", {
       create: (request: OnboardingRequest): Effect.Effect<OnboardingResult, AlreadyExists | Unavailable> =>
         Effect.suspend(() => {
           const workflowId = request.workflowId ?? WorkflowId.make(randomUUID())
-          let answeredFromEarlier = false
-          // Set once an attempt has written the whole triple: its COMMIT comes next. An attempt is only
-          // tried again when it failed, so if one whose COMMIT was sent failed, and no later attempt
-          // could find its run, whether it committed is unknown (see OutcomeUnknown).
-          let committing = false
-          const unit = runOnce(request, workflowId, () => (answeredFromEarlier = true), () => (committing = true))
+          const attempts: Attempts = { commitInDoubt: false, found: undefined, replayed: false }
           // An operator finds a run's trace from its id.
           return spanAttribute("onboarding.workflow_id", workflowId).pipe(
-            Effect.zipRight(runs.atomically(unit)),
+            Effect.zipRight(runs.atomically(runOnce(request, workflowId, attempts))),
             Effect.catchIf(
-              (error): error is Unavailable => error instanceof Unavailable && committing,
-              () => Effect.fail(outcomeUnknown(workflowId))
+              (error): error is Unavailable => error instanceof Unavailable && (attempts.found !== undefined || attempts.commitInDoubt),
+              // A run found stored is the answer, even if the read's own transaction then failed.
+              () => attempts.found !== undefined ? Effect.succeed(attempts.found) : Effect.fail(outcomeUnknown(workflowId))
             ),
-            Effect.onExit((exit) => countOutcome(exit, answeredFromEarlier))
+            Effect.onExit((exit) => countOutcome(exit, attempts.replayed))
           )
         }),
 

@@ -7,11 +7,22 @@ import { spanAttribute } from "./SpanAttribute.js"
 
 // SQLSTATEs worth retrying: serialization failure, deadlock, connection exceptions (class 08),
 // server shutting down or starting up (57P01-57P03: a primary stopped for a failover or a
-// switchover), a read-only transaction (25006: a primary demoted under us; a later attempt takes a
-// new connection, which the proxy sends to the new primary), too many connections, out of memory.
+// switchover), a read-only transaction (25006: a primary demoted under us), too many connections,
+// out of memory.
 const transientStates = /^(40001|40P01|08...|57P0[1-3]|25006|53300|53200)$/
 const transientNodeCodes = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH", "ENOTCONN"])
-const transientMessages = /Connection terminated|connection timeout|timeout exceeded when trying to connect|Connection ended|Client has encountered a connection error|Connection timed out/i
+
+/**
+ * node-postgres's failures that carry no code, by message: each transient, and named for the
+ * metric. "Connection terminated" covers its "... unexpectedly" and "... due to connection
+ * timeout"; the second line is the pool's and the client's wait for a new connection.
+ */
+const codeLessFailures: ReadonlyArray<readonly [RegExp, string]> = [
+  [/Connection terminated|Connection ended|Client has encountered a connection error/i, "connection_lost"],
+  [/connection timeout|timeout exceeded when trying to connect|Connection timed out/i, "connect_timeout"]
+]
+
+const codeLessLabel = (message: string): string | undefined => codeLessFailures.find(([pattern]) => pattern.test(message))?.[1]
 
 const causes = function*(error: unknown): Generator<unknown> {
   for (let cause = error, depth = 0; cause !== undefined && cause !== null && depth < 5; depth++) {
@@ -19,12 +30,6 @@ const causes = function*(error: unknown): Generator<unknown> {
     cause = (cause as { cause?: unknown }).cause
   }
 }
-
-// node-postgres reports a lost or unopenable connection by message alone: named for the metric.
-const codeLessFailures: ReadonlyArray<readonly [RegExp, string]> = [
-  [/Connection terminated unexpectedly|Connection ended|Client has encountered a connection error/i, "connection_lost"],
-  [/timeout|timed out/i, "connect_timeout"]
-]
 
 /**
  * The SQLSTATE (or Node error code) behind a database error, for metrics, spans and retries;
@@ -37,8 +42,8 @@ export const sqlState = (error: unknown): string => {
   }
   for (const cause of causes(error)) {
     const { message } = cause as { message?: unknown }
-    if (typeof message !== "string") continue
-    for (const [pattern, name] of codeLessFailures) if (pattern.test(message)) return name
+    const label = typeof message === "string" ? codeLessLabel(message) : undefined
+    if (label !== undefined) return label
   }
   return "unknown"
 }
@@ -74,7 +79,7 @@ export const isTransient = (error: SqlError.SqlError): boolean => {
   for (const cause of causes(error)) {
     const { code, message } = cause as { code?: unknown; message?: unknown }
     if (typeof code === "string" && (transientStates.test(code) || transientNodeCodes.has(code))) return true
-    if (typeof message === "string" && transientMessages.test(message)) return true
+    if (typeof message === "string" && codeLessLabel(message) !== undefined) return true
     if (cause instanceof AggregateError && cause.errors.some((e) => transientNodeCodes.has((e as any)?.code))) return true
   }
   return false
@@ -176,6 +181,19 @@ export const withinBudget = <A, E, R>(
   )
 }
 
+const readOnly = "25006"
+
+/**
+ * 25006 is retried, but a retry may well get the same pooled connection, as read-only as before.
+ * It clears when the session is cut: Patroni restarts a demoted primary, and haproxy on
+ * `/primary` (`shutdown-sessions`) cuts every session to it, so the next connection reaches the
+ * new primary. When it persists, DATABASE_URL reaches a standby: said in the log.
+ */
+const readOnlyWarning = Effect.logWarning(
+  "database: a write met a read-only transaction (25006): DATABASE_URL reaches a node that is not the primary " +
+    "(a demoted primary, until its sessions are cut, or a standby); retried"
+)
+
 /**
  * Turns database errors into domain errors: transient ones into `Unavailable` (retried), anything
  * else is a defect (a bug or a broken schema, reported as `internal`). Retrying happens only at the
@@ -192,6 +210,7 @@ export const databaseOperation = <A, E, R>(
       if (!isTransient(error)) return Effect.die(error)
       const state = sqlState(error)
       return Metric.increment(Metric.tagged(transientFailures, "sqlstate", state)).pipe(
+        Effect.zipRight(state === readOnly ? readOnlyWarning : Effect.void),
         Effect.zipRight(spanAttribute("db.response.status_code", state)),
         Effect.zipRight(Effect.fail(databaseUnavailable()))
       )

@@ -11,7 +11,7 @@ import { freePort, type Running, startProcess, stopProcess } from "../e2e/suppor
 import type { ServiceUrls, StyleClient } from "../e2e/support/StyleClient.js"
 import { auditFailover, callFigures, failoverLoad, type FailoverLoad } from "../support/FailoverLoad.js"
 import { recordFigures } from "../support/Figures.js"
-import { type HaTools, patroniCluster, until } from "../support/Patroni.js"
+import { type HaTools, patroniCluster, patroniTimers, until } from "../support/Patroni.js"
 import { startPrimaryProxy } from "../support/PrimaryHaProxy.js"
 import { systemTool } from "../support/SystemTools.js"
 import { serverUrl } from "../support/TestDatabase.js"
@@ -63,17 +63,23 @@ const deployment = Effect.gen(function*() {
         PROFILE_PORT: String(ports[1]),
         LICENSE_PORT: String(ports[2]),
         WORKFLOW_PORT: String(ports[3]),
-        ACCESS_LOG: "off"
+        ACCESS_LOG: "off",
+        // Below the test's gRPC client's own 10 s deadline, so that a call that spends its whole
+        // budget is answered `unavailable` by the service, not cut short by the client first.
+        DATABASE_OPERATION_TIMEOUT_MS: String(operationBudgetMillis)
       }, 4)
     ),
     (running) => Effect.promise(() => stopProcess(running))
   )
   const url = (port: number) => `http://127.0.0.1:${port}`
   const urls: ServiceUrls = { org: url(ports[0]), profile: url(ports[1]), license: url(ports[2]), workflow: url(ports[3]) }
-  return { cluster, proxy, databaseUrl, service, pid: service.child.pid!, urls }
+  return { cluster, proxy, databaseUrl, service, urls }
 })
 
 const period = { start: "2023-11-16T12:00:00Z", end: "2024-11-16T12:00:00Z" }
+
+/** The service's DATABASE_OPERATION_TIMEOUT_MS here (the default is 10 s). */
+const operationBudgetMillis = 8_000
 
 class Deployed extends Effect.Tag("failover/Deployed")<Deployed, Effect.Effect.Success<typeof deployment>>() {}
 
@@ -133,6 +139,7 @@ const underLoad = <Details extends Record<string, unknown>>(name: string, fault:
     const faultAt = Date.now()
     const details = yield* Effect.promise(() => fault(deployed))
     yield* Effect.promise(() => deployed.cluster.awaitHealthy(120_000))
+    const healthyAt = Date.now()
     yield* Effect.sleep("3 seconds")
     streaming = false
     const load: FailoverLoad = yield* Effect.promise(() => running)
@@ -144,7 +151,9 @@ const underLoad = <Details extends Record<string, unknown>>(name: string, fault:
     clients.forEach((client) => client.close?.())
     const audit = yield* Effect.promise(() => auditFailover(deployed.databaseUrl, load))
     const metricsAfter = yield* Effect.promise(() => transientCounts(deployed.urls.workflow))
-    const serviceRestarted = deployed.service.child.exitCode !== null || deployed.service.child.pid !== deployed.pid
+    // The very process that started: it would have an exit code or a signal had it ended.
+    const serviceRestarted = deployed.service.child.exitCode !== null || deployed.service.child.signalCode !== null
+    const writesAfterRecovery = load.calls.filter((c) => c.kind !== "read" && c.answer === "ok" && c.began >= healthyAt).length
     const figures = {
       ...details,
       ...callFigures(load, faultAt),
@@ -156,10 +165,12 @@ const underLoad = <Details extends Record<string, unknown>>(name: string, fault:
       readiness: ready,
       transientFailuresBySqlstate: difference(metricsAfter, metricsBefore),
       finalLeader: yield* Effect.promise(() => deployed.cluster.leader()),
+      writesAfterRecovery,
       serviceRestarted
     }
     recordFigures(`failover-${name}`, figures)
-    expect(load.acknowledged.length).toBeGreaterThan(0)
+    // Writing again once the cluster is healthy, not only before the fault.
+    expect(writesAfterRecovery).toBeGreaterThan(0)
     expect({ lost: audit.lost, readsWrong: load.readsWrong, partial: audit.partial, duplicated: audit.duplicated, serviceRestarted })
       .toEqual({ lost: 0, readsWrong: [], partial: 0, duplicated: 0, serviceRestarted: false })
     // Every refusal is `unavailable` (14): never `internal`, never a wrong answer.
@@ -243,6 +254,7 @@ describe.skipIf(!runnable)("the database tier loses its primary: Patroni, haprox
       underLoad("node-lost-rejoin", async (deployed) => {
         const name = (await deployed.cluster.leader())!
         const member = deployed.cluster.members.find((m) => m.name === name)!
+        const logOffset = deployed.cluster.logLength(name)
         const began = Date.now()
         member.patroni!.kill("SIGKILL")
         deployed.cluster.killPostmaster(name)
@@ -251,20 +263,25 @@ describe.skipIf(!runnable)("the database tier loses its primary: Patroni, haprox
         const promotedMs = Date.now() - began
         deployed.cluster.startPatroni(member)
         await deployed.cluster.awaitHealthy(120_000)
-        return { lost: name, promotedMs, rejoinedMs: Date.now() - began, rewound: deployed.cluster.rewound(name) }
+        return { nodeLost: name, promotedMs, rejoinedMs: Date.now() - began, rewound: deployed.cluster.rewoundSince(name, logOffset) }
       }))
 
     it.effect("etcd lost for longer than the TTL: Patroni demotes the primary, writes fail as unavailable, then recover", () =>
       underLoad("etcd-lost", async (deployed) => {
         const began = Date.now()
         await deployed.cluster.killEtcd()
-        await until("no primary in haproxy", async () => (await deployed.proxy.upNodes()).length === 0, 60_000, deployed.cluster.logs)
+        // Asked of each node's Patroni directly, as haproxy asks it.
+        const primaries = async () => {
+          const answers = await Promise.all(deployed.cluster.members.map(async (m) => (await deployed.cluster.isPrimary(m)) ? [m.name] : []))
+          return answers.flat()
+        }
+        await until("no node says it is the primary", async () => (await primaries()).length === 0, 60_000, deployed.cluster.logs)
         const demotedMs = Date.now() - began
-        // Longer than the TTL: no member may lead meanwhile.
+        // Then no node may lead while etcd stays away: watched for 8 s, and past the TTL in all.
         const leadersSeen = new Set<string>()
-        const watchUntil = began + 25_000
+        const watchUntil = Math.max(Date.now() + 8_000, began + (patroniTimers.ttl + 5) * 1000)
         while (Date.now() < watchUntil) {
-          for (const node of await deployed.proxy.upNodes()) leadersSeen.add(node)
+          for (const node of [...await primaries(), ...await deployed.proxy.upNodes()]) leadersSeen.add(node)
           await new Promise((resolve) => setTimeout(resolve, 250))
         }
         deployed.cluster.startEtcd()

@@ -84,15 +84,16 @@ describe.skipIf(serverUrl === undefined)("an ambiguous COMMIT, for a request wit
     Effect.gen(function*() {
       const { create, cutter, directUrl } = yield* onboardingThroughCutter
       const name = `Cut after commit ${uuid()}`
-      const replayedBefore = yield* outcomeCount("replayed")
+      const [createdBefore, replayedBefore] = [yield* outcomeCount("created"), yield* outcomeCount("replayed")]
       cutter.cutNext(1, "cutAfterForward")
       const result = yield* create(yield* request(name))
       expect(cutter.counts()).toMatchObject({ cut: 1 })
       const db = yield* stored(directUrl, result.workflowId, name)
       expect(db).toMatchObject(oneTriple)
       expect(db.runs).toEqual([{ orgId: result.orgId, profileId: result.profileId, licenseId: result.licenseId }])
-      // The answer came from the run the cut COMMIT had stored: the server did commit.
-      expect(yield* outcomeCount("replayed")).toBe(replayedBefore + 1)
+      // The answer came from the run the cut COMMIT had stored (the server did commit): this
+      // call's own run, so counted as created, not as a replay of an earlier request.
+      expect([yield* outcomeCount("created"), yield* outcomeCount("replayed")]).toEqual([createdBefore + 1, replayedBefore])
     }))
 
   it.scopedLive("the COMMIT never reached the server: the retry creates the one onboarding", () =>
@@ -110,15 +111,30 @@ describe.skipIf(serverUrl === undefined)("an ambiguous COMMIT, for a request wit
       expect(yield* outcomeCount("created")).toBe(createdBefore + 1)
     }))
 
-  it.scopedLive("every COMMIT's answer lost: unavailable naming the workflow id, under which a resend answers the run", () =>
+  it.scopedLive("every COMMIT's answer lost, but a retry read the run: answered with it", () =>
     Effect.gen(function*() {
       const { create, cutter, directUrl } = yield* onboardingThroughCutter
       const name = `Every commit cut ${uuid()}`
-      const unknownBefore = yield* outcomeCount("unknown")
+      const createdBefore = yield* outcomeCount("created")
       cutter.cutNext(1_000, "cutAfterForward")
-      const error = yield* Effect.flip(create(yield* request(name)))
-      // The first attempt committed, and each retry's COMMIT (after it found that run) was cut too.
+      const result = yield* create(yield* request(name))
+      // The first attempt committed; the next found its run, and its own (read-only) COMMIT was cut too.
       expect(cutter.counts().cut).toBeGreaterThan(1)
+      const db = yield* stored(directUrl, result.workflowId, name)
+      expect(db).toMatchObject(oneTriple)
+      expect(db.runs).toEqual([{ orgId: result.orgId, profileId: result.profileId, licenseId: result.licenseId }])
+      // This call's own lost COMMIT made the run: counted as created, not replayed.
+      expect(yield* outcomeCount("created")).toBe(createdBefore + 1)
+    }))
+
+  it.scopedLive("the COMMIT's answer lost and the database gone: unavailable naming the workflow id, under which a resend answers the run", () =>
+    Effect.gen(function*() {
+      const { create, cutter, directUrl } = yield* onboardingThroughCutter
+      const name = `Commit cut, then down ${uuid()}`
+      const unknownBefore = yield* outcomeCount("unknown")
+      cutter.cutThenDown()
+      const error = yield* Effect.flip(create(yield* request(name)))
+      expect(cutter.counts().cut).toBe(1)
       expect(error).toBeInstanceOf(Unavailable)
       expect(error._tag).toBe("Unavailable")
       expect(yield* outcomeCount("unknown")).toBe(unknownBefore + 1)
@@ -126,11 +142,12 @@ describe.skipIf(serverUrl === undefined)("an ambiguous COMMIT, for a request wit
       expect(workflowId, error.message).toBeDefined()
       expect(error.message).toContain(`workflowId ${workflowId}`)
 
+      // The server did commit it: once, whole.
       const db = yield* stored(directUrl, workflowId!, name)
       expect(db).toMatchObject(oneTriple)
       expect(db.runs).toHaveLength(1)
 
-      cutter.pass()
+      cutter.up()
       const resent = yield* create(yield* request(name, workflowId))
       expect(resent).toMatchObject({ workflowId, ...db.runs[0] })
       expect(yield* stored(directUrl, workflowId!, name)).toMatchObject(oneTriple)

@@ -18,6 +18,13 @@ export interface CommitCutter {
   /** Cuts the next `count` COMMITs as `mode` says, then passes them again. */
   readonly cutNext: (count: number, mode: Exclude<CommitMode, "pass">) => void
   readonly pass: () => void
+  /**
+   * Cuts the next COMMIT after passing it on, as `cutAfterForward` does, and then takes the
+   * database away: every other connection is dropped and new ones are refused until `up()`. No
+   * retry can then ask whether that COMMIT took effect.
+   */
+  readonly cutThenDown: () => void
+  readonly up: () => void
   readonly counts: () => { readonly seen: number; readonly cut: number }
 }
 
@@ -43,6 +50,8 @@ export const commitCutter = (target: { readonly host: string; readonly port: num
       const sockets = new Set<net.Socket>()
       let mode: Exclude<CommitMode, "pass"> = "cutAfterForward"
       let remaining = 0
+      let downAfterCut = false
+      let down = false
       let seen = 0
       let cut = 0
       /** What to do with the COMMIT just seen. */
@@ -55,6 +64,10 @@ export const commitCutter = (target: { readonly host: string; readonly port: num
       }
 
       const server = net.createServer((client) => {
+        if (down) {
+          client.destroy()
+          return
+        }
         const upstream = net.connect(target.port, target.host)
         for (const socket of [client, upstream]) {
           sockets.add(socket)
@@ -109,6 +122,12 @@ export const commitCutter = (target: { readonly host: string; readonly port: num
               flush()
               answered = false
               client.destroy()
+              if (downAfterCut) {
+                // Everything but this COMMIT's own way to the server, which must stay to let it run.
+                down = true
+                downAfterCut = false
+                for (const socket of sockets) if (socket !== upstream) socket.destroy()
+              }
               return
             }
           }
@@ -127,6 +146,14 @@ export const commitCutter = (target: { readonly host: string; readonly port: num
         },
         pass: () => {
           remaining = 0
+        },
+        cutThenDown: () => {
+          mode = "cutAfterForward"
+          remaining = 1
+          downAfterCut = true
+        },
+        up: () => {
+          down = false
         },
         counts: () => ({ seen, cut }),
         close: () =>

@@ -245,26 +245,30 @@ export const patroniCluster = (tools: HaTools, members = 3) =>
       /** Changes the cluster's dynamic configuration (`synchronous_mode=false`, ...), as an operator does. */
       const editConfig = (settings: Record<string, string>) =>
         patronictl("edit-config", "--force", ...Object.entries(settings).flatMap(([key, value]) => ["--set", `${key}=${value}`]))
-      /** Whether Patroni ran pg_rewind on a member's data when it rejoined, from its log. */
-      const rewound = (name: string) => {
+      const logOf = (name: string) => {
         const path = join(directory, `${name}.log`)
-        return existsSync(path) && /running pg_rewind from/.test(readFileSync(path, "utf8"))
+        return existsSync(path) ? readFileSync(path, "utf8") : ""
       }
-
-      nodes.forEach(startPatroni)
-      await awaitHealthy()
+      /** Where a member's log ends now: `rewoundSince` looks only at what follows. */
+      const logLength = (name: string) => logOf(name).length
+      /** Whether Patroni ran pg_rewind on a member's data since `offset` of its log. */
+      const rewoundSince = (name: string, offset: number) => /running pg_rewind from/.test(logOf(name).slice(offset))
+      /** Whether a member's Patroni says it is the primary now (what haproxy asks). */
+      const isPrimary = (member: Member) => api(member, "/primary", "OPTIONS").then((r) => r.status === 200, () => false)
 
       const stop = async () => {
         for (const member of nodes) member.patroni?.kill("SIGTERM")
         const timer = setTimeout(() => nodes.forEach((m) => m.patroni?.kill("SIGKILL")), 20_000)
         await Promise.all(nodes.map((m) => exited(m.patroni)))
         clearTimeout(timer)
-        // A postmaster left behind by a killed Patroni: only ours, found by its data directory.
+        // A postmaster left behind by a killed Patroni: only ours, found by its data directory, and
+        // only if that process is still the postmaster of that directory (the file may be stale).
         for (const member of nodes) {
           const pidFile = join(member.dataDir, "postmaster.pid")
           if (!existsSync(pidFile)) continue
+          const pid = Number(readFileSync(pidFile, "utf8").split("\n")[0])
           try {
-            process.kill(Number(readFileSync(pidFile, "utf8").split("\n")[0]), "SIGKILL")
+            if (readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(member.dataDir)) process.kill(pid, "SIGKILL")
           } catch {
             // Gone already.
           }
@@ -272,6 +276,12 @@ export const patroniCluster = (tools: HaTools, members = 3) =>
         await killEtcd()
         rmSync(directory, { recursive: true, force: true })
       }
+      nodes.forEach(startPatroni)
+      // A cluster that does not come up is stopped here: the scope's release is not registered yet.
+      await awaitHealthy().catch(async (error) => {
+        await stop()
+        throw error
+      })
       return {
         directory,
         members: nodes as ReadonlyArray<Member>,
@@ -281,7 +291,9 @@ export const patroniCluster = (tools: HaTools, members = 3) =>
         killPostmaster,
         switchover,
         editConfig,
-        rewound,
+        logLength,
+        rewoundSince,
+        isPrimary,
         killEtcd,
         startEtcd,
         startPatroni,

@@ -53,7 +53,7 @@ export const primaryProxyConfiguration = (nodes: ReadonlyArray<PatroniNode>, por
 
 export interface PrimaryProxy extends Daemon {
   readonly port: number
-  /** The nodes haproxy has in service now (the primary's, or none). */
+  /** The nodes haproxy has in service now (the primary's, or none; "UP 1/2" included). */
   readonly upNodes: () => Promise<Array<string>>
 }
 
@@ -72,8 +72,10 @@ export const startPrimaryProxy = (binary: string, nodes: ReadonlyArray<PatroniNo
       const [header, ...rows] = csv.trim().split("\n")
       const columns = header!.replace(/^# /, "").split(",")
       const [proxy, server, status] = ["pxname", "svname", "status"].map((c) => columns.indexOf(c)) as [number, number, number]
-      return rows.map((row) => row.split(",")).filter((f) => f[proxy] === "primary" && f[server] !== "BACKEND" && f[server] !== "FRONTEND" && f[status] === "UP")
-        .map((f) => f[server]!)
+      // "UP 1/2" (one check failed, not yet `fall`) is still in service.
+      return rows.map((row) => row.split(",")).filter((f) =>
+        f[proxy] === "primary" && f[server] !== "BACKEND" && f[server] !== "FRONTEND" && f[status]!.startsWith("UP")
+      ).map((f) => f[server]!)
     }
     const deadline = Date.now() + 10_000
     while (!(yield* Effect.promise(() => upNodes().then((up) => up.length === 1, () => false)))) {
