@@ -277,6 +277,8 @@ describe.skipIf(!runnable)("the database tier loses its primary: Patroni, haprox
         }
         await until("no node says it is the primary", async () => (await primaries()).length === 0, 60_000, deployed.cluster.logs)
         const demotedMs = Date.now() - began
+        // haproxy follows within its checks (fall 2 × 500 ms).
+        await until("haproxy has taken the old primary out", async () => (await deployed.proxy.upNodes()).length === 0, 10_000)
         // Then no node may lead while etcd stays away: watched for 8 s, and past the TTL in all.
         const leadersSeen = new Set<string>()
         const watchUntil = Math.max(Date.now() + 8_000, began + (patroniTimers.ttl + 5) * 1000)
