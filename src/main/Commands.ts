@@ -3,9 +3,9 @@ import type { SqlClient } from "@effect/sql"
 import { Cause, Effect, Layer, Logger, Redacted } from "effect"
 import * as Database from "../services/Database.js"
 import { ConnectFailed, type DatabaseOptions, type SchemaPolicy, withPasswordMasked } from "../services/Database.js"
-import { isMigrationsProblem } from "../services/Migrations.js"
+import { isMigrationsProblem, SchemaBehind } from "../services/Migrations.js"
 import { logFormat, logLevel, processLogger } from "./Logging.js"
-import { databaseFailure, migrationFailure, startupLine } from "./StartupFailure.js"
+import { databaseFailure, migrationFailure, schemaBehindLine, StartupFailure, startupLine } from "./StartupFailure.js"
 
 // What every command of the package shares, the services and `migrate` alike, apart from
 // Process.ts: `migrate` has no port, and so loads none of the transports.
@@ -16,7 +16,13 @@ export const databaseLayer = (
   options: DatabaseOptions,
   policy: SchemaPolicy
 ): Layer.Layer<SqlClient.SqlClient, unknown> => {
-  if (options.kind === "embedded") return Database.layer(options, policy)
+  if (options.kind === "embedded") {
+    return Database.layer(options, policy).pipe(
+      Layer.mapError((error) =>
+        error instanceof SchemaBehind ? new StartupFailure({ message: schemaBehindLine(name, error, "DATA_DIR"), cause: error }) : error
+      )
+    )
+  }
   const where = withPasswordMasked(Redacted.value(options.url))
   return Database.layer(options, policy).pipe(
     Layer.mapError((error) =>

@@ -1,14 +1,17 @@
 import { Cause, Config, Context, FiberRef, FiberRefs, HashMap, List, Logger, LogLevel, Option, Tracer } from "effect"
 import { CurrentCallNote } from "../operations/Operation.js"
-import { withAccessLines } from "../transports/http/AccessLine.js"
+import { type AccessLine, withAccessLines } from "../transports/http/AccessLine.js"
 import { oneOf } from "./Variables.js"
 
-const logLevels = ["debug", "info", "warning", "error"] as const
+/** The words LOG_LEVEL takes; `warn` too, the spelling most loggers use. */
+const logLevels = { debug: LogLevel.Debug, info: LogLevel.Info, warning: LogLevel.Warning, warn: LogLevel.Warning, error: LogLevel.Error }
 
 /** Start-up failures print one line; their details are logged at `debug`. */
-export const logLevel: Config.Config<LogLevel.LogLevel> = oneOf("LOG_LEVEL", "info", logLevels).pipe(
-  Config.map((level) => ({ debug: LogLevel.Debug, info: LogLevel.Info, warning: LogLevel.Warning, error: LogLevel.Error })[level])
-)
+export const logLevel: Config.Config<LogLevel.LogLevel> = oneOf(
+  "LOG_LEVEL",
+  "info",
+  Object.keys(logLevels) as ReadonlyArray<keyof typeof logLevels>
+).pipe(Config.map((level) => logLevels[level]))
 
 /**
  * `json` (one object per line, for a log pipeline) unless stdout is a terminal, where people read
@@ -122,14 +125,31 @@ export const jsonLogger = (service: string, write: (line: string) => void = batc
       }\n`)
   )
 
-/** Effect's pretty logger, with the request id of the call a line is written during as an annotation. */
-const prettyLogger = Logger.mapInputOptions(Logger.prettyLoggerDefault, (options) => {
-  const note = FiberRefs.getOrDefault(options.context, CurrentCallNote)
-  return note === undefined || HashMap.has(options.annotations, "requestId")
-    ? options
-    : { ...options, annotations: HashMap.set(options.annotations, "requestId", note.requestId as unknown) }
-})
+/** `09:30:03.452`, local time, as Effect's pretty logger writes a line's time. */
+const clockTime = (date: Date) =>
+  `${String(date.getHours()).padStart(2, "0")}:${String(date.getMinutes()).padStart(2, "0")}:` +
+  `${String(date.getSeconds()).padStart(2, "0")}.${String(date.getMilliseconds()).padStart(3, "0")}`
+
+/** An access line for a person: one line, as the pretty logger's others are (it would spread its fields over ten). */
+export const prettyAccessLine = (access: AccessLine, now = new Date()): string =>
+  `[${clockTime(now)}] INFO access: ${access.message} ${access.durationMs} ms (${access.style} ${access.operation}, ` +
+  `request ${access.requestId}${access.traceId === undefined ? "" : `, trace ${access.traceId}`})\n`
+
+/**
+ * Effect's pretty logger, with the request id of the call a line is written during as an
+ * annotation, and access lines written on one line each.
+ */
+export const prettyLogger = (write: (line: string) => void = (line) => process.stdout.write(line)) =>
+  withAccessLines(
+    Logger.mapInputOptions(Logger.prettyLoggerDefault, (options) => {
+      const note = FiberRefs.getOrDefault(options.context, CurrentCallNote)
+      return note === undefined || HashMap.has(options.annotations, "requestId")
+        ? options
+        : { ...options, annotations: HashMap.set(options.annotations, "requestId", note.requestId as unknown) }
+    }),
+    (access) => write(prettyAccessLine(access))
+  )
 
 /** The process's logger in `format`, naming `service` (the process: org, ..., all). */
 export const processLogger = (format: "json" | "pretty", service: string) =>
-  Logger.replace(Logger.defaultLogger, format === "json" ? jsonLogger(service) : prettyLogger)
+  Logger.replace(Logger.defaultLogger, format === "json" ? jsonLogger(service) : prettyLogger())

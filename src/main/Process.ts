@@ -1,6 +1,6 @@
 import type { Rpc } from "@effect/rpc"
 import type { SqlClient } from "@effect/sql"
-import { type Config, Duration, Effect, Layer, Option } from "effect"
+import { Config, Duration, Effect, Layer, Option } from "effect"
 import * as Database from "../services/Database.js"
 import { DatabaseHealth, HealthCheckInterval } from "../services/DatabaseHealth.js"
 import { Draining, drainingHealth } from "../services/Draining.js"
@@ -22,7 +22,8 @@ import {
 } from "./Settings.js"
 import { databaseLayer, runMain } from "./Commands.js"
 import { listenFailure, StartupFailure } from "./StartupFailure.js"
-import { usage } from "./Usage.js"
+import { restPaths } from "./RestPaths.js"
+import { type Offered, usage } from "./Usage.js"
 
 export { Settings }
 
@@ -120,6 +121,10 @@ export const portLayer = <R, Rpcs extends Rpc.Any>(
 export interface PortPlan {
   readonly service: string
   readonly port: Config.Config<number>
+  /** Where the port number comes from, as a person sets it: `ORG_PORT`, or `PORT or ORG_PORT`. */
+  readonly portVariables: string
+  /** What `--help` says the port serves. */
+  readonly offered: Offered
   readonly layer: (
     port: number,
     settings: SettingsValues,
@@ -134,6 +139,8 @@ const plan = <R, Rpcs extends Rpc.Any>(
 ): PortPlan => ({
   service: service.name,
   port,
+  portVariables,
+  offered: { restPaths: restPaths(service.api.rest.api), console: service.servesConsole === true },
   layer: (number, settings, processName) =>
     portLayer(service, number, settings, (error) =>
       listenFailure(processName, { host: settings.host, port: number, service: service.name }, portVariables, error))
@@ -166,6 +173,21 @@ const ignoreEchoedSignals = () => {
 }
 
 /**
+ * `PORT`, set for a process of several ports, which takes each port from a variable of its own:
+ * said in a warning rather than ignored in silence (a platform that sets `PORT` expects it obeyed).
+ */
+const ignoredPort = (name: string, ports: ReadonlyArray<PortPlan>) =>
+  Effect.gen(function*() {
+    if (ports.length < 2) return
+    const conventional = (yield* Config.string("PORT").pipe(Config.withDefault(""))).trim()
+    if (conventional === "") return
+    yield* Effect.logWarning(
+      `${name}: PORT=${conventional} is ignored: this process serves ${ports.length} ports, each on its own variable ` +
+        `(${ports.map((port) => port.portVariables).join(", ")})`
+    )
+  })
+
+/**
  * Runs a process until SIGINT/SIGTERM. Every setting is read and checked first; then the
  * database, then the ports. On a signal the process first drains (SHUTDOWN_DRAIN_MS: still
  * serving, but not ready), then the ports close (in-flight requests finish), then the database,
@@ -178,7 +200,10 @@ export const runProcess = (options: {
   readonly ports: readonly [PortPlan, ...Array<PortPlan>]
 }) => {
   if (process.argv.includes("--help") || process.argv.includes("-h")) {
-    console.log(usage(options.name))
+    console.log(usage(options.name, {
+      restPaths: options.ports.flatMap((port) => port.offered.restPaths),
+      console: options.ports.some((port) => port.offered.console)
+    }))
     process.exit(0)
   }
   const start = Effect.gen(function*() {
@@ -193,6 +218,7 @@ export const runProcess = (options: {
           `database; the embedded database serves a single process (use \`npm start\` for that).`
       })
     }
+    yield* ignoredPort(options.name, options.ports)
     yield* Effect.logInfo(`${options.name}: database ${Database.describe(database)}`)
     yield* Effect.logInfo(
       `${options.name}: authentication ${Option.isSome(settings.apiToken) ? "by bearer token (API_TOKEN)" : "off"}, ` +

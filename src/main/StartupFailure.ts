@@ -1,6 +1,6 @@
 import { Cause, ConfigError, Data, Option } from "effect"
 import { DataDirLocked, DataDirUnusable } from "../services/DataDirLock.js"
-import { isMigrationsProblem, type MigrationsProblem } from "../services/Migrations.js"
+import { isMigrationsProblem, type MigrationsProblem, type SchemaBehind } from "../services/Migrations.js"
 // Type only: EmbeddedPostgres loads PGlite, which a process on PostgreSQL never needs.
 import type { EmbeddedDatabaseError } from "../services/EmbeddedPostgres.js"
 
@@ -138,14 +138,21 @@ const embeddedLine = (name: string, error: DataDirLocked | DataDirUnusable | Emb
   }
 }
 
+/**
+ * `MIGRATE=off` on a database that lacks migrations: what to run first, naming the setting that
+ * says which database (`DATABASE_URL`, or the embedded database's `DATA_DIR`).
+ */
+export const schemaBehindLine = (name: string, error: SchemaBehind, setting: "DATABASE_URL" | "DATA_DIR"): string => {
+  const missing = error.missing.map(({ id, name }) => `${id} (${name})`).join(", ")
+  return `${name}: the database lacks migration${error.missing.length === 1 ? "" : "s"} ${missing}, and MIGRATE=off ` +
+    `does not apply them (run \`npm run migrate\` with this ${setting} first, or unset MIGRATE)`
+}
+
 /** The schema is not what this version needs, or this version's migrations cannot be read. */
 const migrationsLine = (name: string, error: MigrationsProblem): string => {
   switch (error._tag) {
-    case "SchemaBehind": {
-      const missing = error.missing.map(({ id, name }) => `${id} (${name})`).join(", ")
-      return `${name}: the database lacks migration${error.missing.length === 1 ? "" : "s"} ${missing}, and MIGRATE=off ` +
-        `does not apply them (run \`npm run migrate\` with this DATABASE_URL first, or unset MIGRATE)`
-    }
+    case "SchemaBehind":
+      return schemaBehindLine(name, error, "DATABASE_URL")
     case "DuplicateMigration":
       return `${name}: two migration files are numbered ${error.id} (check the migrations directory of this install)`
     case "MigrationFilesUnreadable":

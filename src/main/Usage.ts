@@ -1,11 +1,30 @@
-export const usage = (name: string): string => `Usage: node dist/main/${name}.js
+/** What `--help` says a process serves, read from the services it runs. */
+export interface Offered {
+  /** Its REST paths (`RestPaths.ts`), every port's. */
+  readonly restPaths: ReadonlyArray<string>
+  /** Whether one of its ports serves the console, which alone reads the `*_SERVICE_URL` settings. */
+  readonly console: boolean
+}
+
+/** Words joined by ", ", wrapped to lines that start with `indent`. */
+const wrapped = (words: ReadonlyArray<string>, indent: string, width = 100) => {
+  const lines: Array<string> = []
+  for (const word of words) {
+    const last = lines[lines.length - 1]
+    if (last !== undefined && last.length + word.length + 2 <= width) lines[lines.length - 1] = `${last}, ${word}`
+    else lines.push(word)
+  }
+  return lines.map((line, i) => (i === lines.length - 1 ? line : `${line},`)).join(`\n${indent}`)
+}
+
+export const usage = (name: string, offered: Offered): string => `Usage: node dist/main/${name}.js
 
 Serves ${name === "all" ? "the org, profile, license and workflow services, each on its own port" : `the ${name} service`}
 Each port answers, over HTTP/1.1 and cleartext HTTP/2 on the one port:
   Connect (JSON and binary)   POST /<package>.<Service>/<Method> (GET for reads)
   gRPC and gRPC-Web           the same paths; gRPC server reflection v1 and v1alpha
-  REST                        the service's resources (/orgs/{id}, ...), described by
-                              the OpenAPI 3.1 document at GET /openapi.json
+  REST                        ${wrapped(offered.restPaths, "                              ")}
+                              (described by the OpenAPI 3.1 document at GET /openapi.json)
   GraphQL                     POST or GET /graphql
   @effect/rpc                 POST /rpc
   health                      GET /healthz, GET /readyz, grpc.health.v1.Health
@@ -28,7 +47,8 @@ ${
                       for any; another Host is answered 421 (the probes and gRPC health excepted)
 ${
   name === "all"
-    ? "  ORG_PORT, PROFILE_PORT, LICENSE_PORT, WORKFLOW_PORT   ports (default 9090, 9091, 9092, 8081)"
+    ? "  ORG_PORT, PROFILE_PORT, LICENSE_PORT, WORKFLOW_PORT   ports (default 9090, 9091, 9092, 8081; PORT is not\n" +
+      "                      read here: set, it is ignored with a warning)"
     : `  PORT                port, 1 to 65535 (default: ${name.toUpperCase()}_PORT, else the service's default)`
 }
   MAX_BODY_BYTES      largest request body and gRPC message (default 1048576)
@@ -39,9 +59,12 @@ ${
   API_TOKEN           require "Authorization: Bearer <token>" on every call but health; visible ASCII,
                       no spaces; never printed (default: off)
   CORS_ORIGINS        comma-separated origins (https://app.example.com) allowed by CORS, or * (default: off)
-  ORG_SERVICE_URL, PROFILE_SERVICE_URL, LICENSE_SERVICE_URL   where the console's browser reaches each
-                      service (default: the console's host name at the service's port)
-  MAX_CONNECTIONS     open connections per port (default 1024)
+${
+  offered.console
+    ? "  ORG_SERVICE_URL, PROFILE_SERVICE_URL, LICENSE_SERVICE_URL   where the console's browser reaches each\n" +
+      "                      service (default: the console's host name at the service's port)\n"
+    : ""
+}  MAX_CONNECTIONS     open connections per port (default 1024)
   MAX_STREAMS_PER_CONNECTION  concurrent HTTP/2 streams per connection (default 100)
   MAX_REQUESTS_IN_FLIGHT      requests served at once per port; more get unavailable (default 1024)
   MAX_HEALTH_WATCHES          gRPC health Watch streams open at once in the process; more get
@@ -57,7 +80,7 @@ ${
   DATABASE_OPERATION_TIMEOUT_MS the most one unit of work may take, retries included (default 10000)
   DATABASE_POOL_MAX_WAITING     units of work that may wait for a connection; more get unavailable (default 1024)
   DATABASE_STATEMENT_SHORTCUT   on or off: fixed statements skip @effect/sql's per-statement work (default on)
-  LOG_LEVEL           debug, info, warning or error (default info); debug adds a failed start's details
+  LOG_LEVEL           debug, info, warning (or warn) or error (default info); debug adds a failed start's details
   LOG_FORMAT          json (one object per line) or pretty (default: pretty on a terminal, else json)
   ACCESS_LOG          on or off: one log line per call, refusals included (default on)
   OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT  send traces over OTLP/HTTP (default: off)

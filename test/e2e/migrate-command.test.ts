@@ -20,7 +20,7 @@ const deployStep = (database: Record<string, string>, service: string) =>
     expectOneLine(
       refused,
       `${service}: the database lacks migrations 1 (onboarding_schema), 2 (list_indexes), and MIGRATE=off does not ` +
-        "apply them (run `npm run migrate` with this DATABASE_URL first, or unset MIGRATE)"
+        `apply them (run \`npm run migrate\` with this ${"DATA_DIR" in database ? "DATA_DIR" : "DATABASE_URL"} first, or unset MIGRATE)`
     )
 
     const first = yield* Effect.promise(() => runToEnd("migrate", { ...database, LOG_FORMAT: "json" }))

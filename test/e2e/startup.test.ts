@@ -8,7 +8,7 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { serverUrl } from "../support/TestDatabase.js"
 import { entry, expectOneLine, runToEnd } from "./support/RunToEnd.js"
-import { freePort } from "./support/Servers.js"
+import { freePort, startAllInOne, stopProcess } from "./support/Servers.js"
 
 const org = { DATABASE_URL: "postgres://app@127.0.0.1:1/onboarding" }
 const memory = { DATA_DIR: "memory://" }
@@ -147,6 +147,20 @@ describe.concurrent("a failed start says which service, what failed and the vari
   })
 })
 
+describe("PORT in the all-in-one process", () => {
+  it("is not read, and said so in a warning rather than ignored in silence", async () => {
+    const started = await startAllInOne({ PORT: "8123", ACCESS_LOG: "off" })
+    try {
+      expect(started.running.output()).toContain(
+        "all: PORT=8123 is ignored: this process serves 4 ports, each on its own variable (ORG_PORT, PROFILE_PORT, LICENSE_PORT, WORKFLOW_PORT)"
+      )
+      expect(started.ports).not.toContain(8123)
+    } finally {
+      await stopProcess(started.running)
+    }
+  })
+})
+
 describe("--help", () => {
   /** Every variable named in the files that read the environment (a new one must be documented). */
   const variablesRead = () => {
@@ -166,9 +180,28 @@ describe("--help", () => {
     const read = variablesRead()
     expect(read.length).toBeGreaterThan(15)
     for (const variable of read.filter((name) => name !== "PORT")) expect(all).toContain(variable)
-    for (const variable of read.filter((name) => !/^(ORG|PROFILE|LICENSE|WORKFLOW)_PORT$|^DATA_DIR$/.test(name))) {
+    // The console's settings only where the console is served (the next test).
+    for (const variable of read.filter((name) => !/^(ORG|PROFILE|LICENSE|WORKFLOW)_PORT$|^DATA_DIR$|_SERVICE_URL$/.test(name))) {
       expect(org).toContain(variable)
     }
+  })
+
+  it("names each process's own REST paths, and the console's settings only where the console is served", async () => {
+    const help = (name: string) =>
+      new Promise<string>((resolve, reject) =>
+        execFile(process.execPath, [entry(name), "--help"], (error, stdout) => (error ? reject(error) : resolve(stdout)))
+      )
+    const own = { org: "/orgs/{id}", profile: "/profiles/{id}", license: "/licenses/{id}", workflow: "/workflow/workflows/onboarding" }
+    const texts = Object.fromEntries(await Promise.all(["all", ...Object.keys(own)].map(async (name) => [name, await help(name)] as const)))
+    for (const [name, path] of Object.entries(own)) {
+      expect([name, texts[name]!.includes(path)]).toEqual([name, true])
+      for (const [other, otherPath] of Object.entries(own)) {
+        if (other !== name) expect([name, other, texts[name]!.includes(otherPath)]).toEqual([name, other, false])
+      }
+      expect([name, texts[name]!.includes("ORG_SERVICE_URL")]).toEqual([name, name === "workflow"])
+      expect(texts["all"]).toContain(path)
+    }
+    expect(texts["all"]).toContain("ORG_SERVICE_URL")
   })
 
   it("lists every style a port serves", async () => {

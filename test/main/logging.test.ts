@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Logger } from "effect"
-import { jsonLogger } from "../../src/main/Logging.js"
+import { jsonLogger, prettyLogger } from "../../src/main/Logging.js"
 import { CurrentCallNote } from "../../src/operations/Operation.js"
 import { accessLineWriter } from "../../src/transports/http/AccessLine.js"
 
@@ -69,6 +69,26 @@ describe("LOG_FORMAT=json", () => {
       ...rest
     })
     expect(traced).toMatchObject({ requestId: "r-3", traceId: "t", spanId: "s", code: "invalid_argument" })
+  })
+
+  it("in pretty mode (a terminal) an access line is one line, its fields in words", () => {
+    const lines: Array<string> = []
+    const write = accessLineWriter(prettyLogger((line) => lines.push(line)))!
+    write({
+      message: "POST /orgs/x 200 ok",
+      requestId: "r-4",
+      style: "rest",
+      operation: "CreateOrg",
+      method: "POST",
+      path: "/orgs/x",
+      status: 200,
+      code: "ok",
+      durationMs: 2.1,
+      traceId: undefined,
+      spanId: undefined
+    })
+    expect(lines).toHaveLength(1)
+    expect(lines[0]).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO access: POST \/orgs\/x 200 ok 2\.1 ms \(rest CreateOrg, request r-4\)\n$/)
   })
 
   it.effect("a failure's cause is one string field of the same line, its stack included", () =>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Cause, Config, ConfigProvider, Effect, Option, Redacted } from "effect"
+import { Cause, Config, ConfigProvider, Effect, LogLevel, Option, Redacted } from "effect"
 import { databaseOptions, schemaPolicy } from "../../src/main/DatabaseSettings.js"
 import { logLevel } from "../../src/main/Logging.js"
 import { dedicatedPort, servicePort, settings } from "../../src/main/Settings.js"
@@ -65,7 +65,7 @@ const refused: ReadonlyArray<readonly [Record<string, string>, string]> = [
     "org: CORS_ORIGINS=https://app.example.com,app.example.org is not valid: must be * or comma-separated origins " +
     "such as https://app.example.com (scheme, host and port only)"
   ],
-  [{ LOG_LEVEL: "trace" }, "org: LOG_LEVEL=trace is not valid: must be one of debug, info, warning, error"],
+  [{ LOG_LEVEL: "trace" }, "org: LOG_LEVEL=trace is not valid: must be one of debug, info, warning, warn, error"],
   [{ ACCESS_LOG: "no" }, "org: ACCESS_LOG=no is not valid: must be one of on, off"],
   [{ MIGRATE: "auto" }, "org: MIGRATE=auto is not valid: must be one of on, off"],
   [{ DATABASE_STATEMENT_SHORTCUT: "yes" }, "org: DATABASE_STATEMENT_SHORTCUT=yes is not valid: must be one of on, off"],
@@ -124,6 +124,13 @@ describe("a connection string in logs and messages", () => {
 })
 
 describe("settings: what is accepted", () => {
+  it.effect("LOG_LEVEL takes warn as well as warning, in any case", () =>
+    Effect.gen(function*() {
+      for (const value of ["warn", "WARN", "warning"]) {
+        expect(yield* read(logLevel, { LOG_LEVEL: value })).toBe(LogLevel.Warning)
+      }
+    }))
+
   it.effect("unset and empty both mean the default", () =>
     Effect.gen(function*() {
       const [, unset, databaseUnset, policyUnset, portUnset] = yield* read(orgProcess, {})
