@@ -24,6 +24,7 @@ export type FailureKind =
   | "MethodNotAllowed"
   | "UnsupportedMediaType"
   | "MisdirectedRequest"
+  | "Unimplemented"
   | "Internal"
 
 /** The one mapping table: a failure's kind -> its code in each style. */
@@ -44,5 +45,8 @@ export const errorTable: { readonly [K in FailureKind]: WireError } = {
   // unary too, its body saying invalid_argument); Connect and gRPC have no such code, and the
   // request is the caller's mistake.
   MisdirectedRequest: { connect: Code.InvalidArgument, grpc: 3, http: 421, graphql: "MISDIRECTED_REQUEST" },
+  // A Connect or gRPC procedure this port does not serve (a wrong package, service or method name):
+  // HTTP 404 as Connect's protocol maps `unimplemented`.
+  Unimplemented: { connect: Code.Unimplemented, grpc: 12, http: 404, graphql: "UNIMPLEMENTED" },
   Internal: { connect: Code.Internal, grpc: 13, http: 500, graphql: "INTERNAL" }
 }

@@ -31,7 +31,7 @@ import { callTelemetry, loadTracing } from "./http/CallTelemetry.js"
 import { metricsEndpoint } from "./http/MetricsEndpoint.js"
 import { requestIdIn } from "./http/RequestId.js"
 import { restApp, restRoutes } from "./rest/RestApp.js"
-import { errorBody, errorTable } from "./ErrorTable.js"
+import { refuse } from "./http/Refusal.js"
 import { rpcEndpoint } from "./rpc/RpcEndpoint.js"
 import type { ServiceApi } from "./ServiceApis.js"
 
@@ -60,10 +60,6 @@ export interface PortAppOptions {
   /** The console's origins, when this process serves one: its calls are allowed by CORS. */
   readonly consoleOrigins?: ReadonlyArray<string>
 }
-
-const noSuchPath = "no such path on this port"
-// connect-node's fallback answers a path it does not route as REST does: a 404 with the REST body.
-const notFoundBody = JSON.stringify(errorBody.rest("NotFound", noSuchPath))
 
 /**
  * Everything one service port answers: health probes; the service over Connect (JSON and binary),
@@ -101,10 +97,13 @@ export const portApp = <R, Rpcs extends Rpc.Any>(api: ServiceApi<R, Rpcs>, optio
         Runtime.runFork(runtime)(
           Effect.logError(message, Cause.die(error)).pipe(Effect.annotateLogs("requestId", requestIdIn(request.headers)))
         ),
-      fallback: (_request, response) => {
-        response.writeHead(errorTable.NotFound.http, { "content-type": "application/json" })
-        response.end(notFoundBody)
-      }
+      // Only procedure paths reach connect-node (`styles` below): one it does not route is answered
+      // in the caller's protocol, as connect-node answers its own refusals.
+      fallback: (request, response) =>
+        refuse(request, response, {
+          kind: "Unimplemented",
+          message: `this port serves no procedure ${pathOf(request)} (it serves ${serviceName}, gRPC health and reflection)`
+        })
     })
 
     const rpc = yield* rpcEndpoint(api.rpcs)

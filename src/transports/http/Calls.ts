@@ -83,8 +83,10 @@ export const answered = (request: object, code: string): void => {
   if (call !== undefined && call.code === undefined) call.code = code
 }
 
+// The first kind of a status wins: 404 is NotFound's in REST; Unimplemented's 404 is only ever
+// answered to Connect callers, whose code the wire tells.
 const kindByRestStatus = new Map(
-  (Object.entries(errorTable) as Array<[FailureKind, { readonly http: number }]>).map(([kind, wire]) => [wire.http, kind])
+  (Object.entries(errorTable) as Array<[FailureKind, { readonly http: number }]>).reverse().map(([kind, wire]) => [wire.http, kind])
 )
 
 const isKind = (outcome: string): outcome is FailureKind => Object.hasOwn(errorTable, outcome)
