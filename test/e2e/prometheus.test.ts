@@ -1,13 +1,26 @@
 import { describe, expect, it } from "@effect/vitest"
 import { type ChildProcess, spawn } from "node:child_process"
 import { randomUUID } from "node:crypto"
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { systemTool } from "../support/SystemTools.js"
 import { freePort, startProcess, stopProcess } from "./support/Servers.js"
 
 const prometheus = systemTool("prometheus")
+
+/** The dashboard queries docs/observability.md gives, each after its `#` comment line. */
+const documentedQueries = (): Record<string, string> => {
+  const text = readFileSync(new URL("../../docs/observability.md", import.meta.url), "utf8")
+  const block = /```promql\n([\s\S]*?)```/.exec(text)![1]!
+  const queries: Record<string, string> = {}
+  let name = ""
+  for (const line of block.split("\n")) {
+    if (line.startsWith("#")) name = line.slice(1).trim()
+    else if (line.trim() !== "") queries[name] = `${queries[name] ?? ""} ${line.trim()}`.trim()
+  }
+  return queries
+}
 
 /** One instant query through Prometheus's HTTP API: the value of each series, by its `style` and `code`. */
 const query = async (base: string, promql: string): Promise<Record<string, number>> => {
@@ -90,6 +103,33 @@ describe.skipIf(prometheus === undefined)("metrics read back through a real Prom
       expect(seconds).toBeGreaterThan(0)
       // Not a speed: histogram_quantile stays within the finite buckets, whose largest is 10 s (CallTelemetry.ts).
       expect(seconds).toBeLessThanOrEqual(10)
+
+      // The documented dashboard queries, as written, on an operation these calls made: the share
+      // of failures is 0 while none failed ("no data" would leave a dashboard panel blank).
+      const queries = Object.entries(documentedQueries())
+      expect(queries.map(([name]) => name)).toEqual([
+        "calls per second, by style",
+        "share of calls that failed on the server's side (0, not \"no data\", while none failed)",
+        "p99 latency"
+      ])
+      const onCreateOrg = (promql: string) => promql.replaceAll(`operation="CreateOnboardingWorkflow"`, `operation="CreateOrg"`)
+      // A rate needs the counter to grow between two scrapes: more creates, now that Prometheus has
+      // scraped the first ones.
+      for (const id of [randomUUID(), randomUUID(), randomUUID()]) {
+        await fetch(`http://127.0.0.1:${org}/orgs/${id}`, { method: "POST", headers: json, body: JSON.stringify({ name: "Acme" }) })
+      }
+      let [calls, failures, latency]: Array<Array<number>> = []
+      for (let attempt = 0; attempt < 40; attempt++) {
+        ;[calls, failures, latency] = await Promise.all(
+          queries.map(([, promql]) => query(base, onCreateOrg(promql)).then(Object.values, () => []))
+        )
+        if ((calls![0] ?? 0) > 0 && failures!.length > 0 && Number.isFinite(latency![0])) break
+        await new Promise((resolve) => setTimeout(resolve, 500))
+      }
+      expect(calls!.length).toBe(1) // one style (REST) created orgs
+      expect(calls![0]).toBeGreaterThan(0)
+      expect(failures).toEqual([0])
+      expect(latency![0]).toBeGreaterThan(0)
     } finally {
       server?.kill("SIGTERM")
       await stopProcess(running)
