@@ -1,4 +1,4 @@
-import { HttpApi } from "@effect/platform"
+import * as HttpApi from "@effect/platform/HttpApi"
 
 /**
  * A REST API's paths as a person reads them (`/orgs/{id}`), each once, in the API's order: what

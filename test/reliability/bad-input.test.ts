@@ -997,14 +997,14 @@ const emptyMessage = `${notUuid("id")}; name: must not be blank`
     "an unknown method",
     "org",
     (urls) => connectPost(urls.org, "org.v1beta1.OrgService/DeleteOrg", "{}"),
-    { status: 404, code: 5, message: "no such path on this port" }
+    { status: 404, code: "unimplemented", message: /^this port serves no procedure \/org\.v1beta1\.OrgService\/DeleteOrg / }
   )
   add(
     style,
     "another port's service",
     "org",
     (urls) => connectPost(urls.org, operations.createWorkflow.method, "{}"),
-    { status: 404, code: 5, message: "no such path on this port" }
+    { status: 404, code: "unimplemented", message: /^this port serves no procedure .*WorkflowService/ }
   )
   add(
     style,
