@@ -51,6 +51,23 @@ describe.skipIf(chromiumPath === undefined)("pages for people, in Chromium", () 
     expect(await api.json()).toEqual({ data: { __typename: "Query" } })
   }, 60_000)
 
+  it("every page loads without a failed request: the icon browsers ask for is there", async () => {
+    const { browser, server } = running
+    const icon = await fetch(`${server.org}/favicon.ico`)
+    expect([icon.status, icon.headers.get("content-type")]).toEqual([200, "image/png"])
+    expect((await icon.arrayBuffer()).byteLength).toBeGreaterThan(0)
+    for (const url of [`${server.org}/docs`, `${server.org}/graphql`, `${server.workflow}/`]) {
+      const page = await browser.newPage()
+      const failed: Array<string> = []
+      page.on("response", (response) => {
+        if (response.status() >= 400) failed.push(`${response.status()} ${response.url()}`)
+      })
+      await page.goto(url, { waitUntil: "networkidle" })
+      expect([url, failed]).toEqual([url, []])
+      await page.close()
+    }
+  }, 60_000)
+
   it("/docs lists every REST operation of the port, and its try-it calls the port", async () => {
     const { browser, server } = running
     for (const origin of [server.org, server.workflow]) {

@@ -54,6 +54,9 @@ const graphiqlPage = page(
 <script src="/assets/graphiql-start.js"></script>`
 )
 
+/** The icon browsers ask every page's origin for, from Swagger UI's package (every page would log a 404 without one). */
+const favicon = packageFile("swagger-ui-dist", "favicon-32x32.png", "image/png")
+
 /** Whether a browser asks for a page: it lists text/html among what it accepts. */
 const wantsHtml = (request: Request) => (request.headers.accept ?? "").includes("text/html")
 
@@ -66,6 +69,10 @@ export const pages = (request: Request, response: Response): boolean => {
     if (file === undefined) return false
     // Revalidated by ETag after a day: the files change only with the packages.
     send(request, response, file, "public, max-age=86400")
+    return true
+  }
+  if (path === "/favicon.ico") {
+    send(request, response, favicon, "public, max-age=86400")
     return true
   }
   const shown = path === "/docs" ? docsPage : path === "/graphql" && wantsHtml(request) ? graphiqlPage : undefined
