@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto"
 import pg from "pg"
 import { StyleError, type StyleClient } from "../e2e/support/StyleClient.js"
 import { type Acknowledged, describeError } from "./Load.js"
-import { orphanQuery } from "./WorkflowAudit.js"
+import { auditWorkflows } from "./WorkflowAudit.js"
 
 const period = { start: "2023-11-16T12:00:00Z", end: "2024-11-16T12:00:00Z" }
 
@@ -148,41 +148,23 @@ export interface FailoverAudit {
  * there, exactly as acknowledged; no workflow half-made; no request onboarded twice.
  */
 export const auditFailover = async (databaseUrl: string, load: FailoverLoad): Promise<FailoverAudit> => {
+  const audit = await auditWorkflows(databaseUrl, load.acknowledged, load.workflowOrgNames)
   const db = new pg.Client({ connectionString: databaseUrl })
   await db.connect()
   try {
-    const workflows = load.acknowledged.filter((a): a is Extract<Acknowledged, { kind: "workflow" }> => a.kind === "workflow")
-    const orgs = load.acknowledged.filter((a): a is Extract<Acknowledged, { kind: "org" }> => a.kind === "org")
-    const complete = await db.query(
-      `select count(*)::int as n from onboarding_runs r
-         join unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[]) as a(workflow_id, org_id, profile_id, license_id)
-           on a.workflow_id = r.workflow_id and a.org_id = r.org_id and a.profile_id = r.profile_id and a.license_id = r.license_id
-         join orgs o on o.id = r.org_id
-         join profiles p on p.id = r.profile_id and p.org_id = o.id
-         join licenses l on l.id = r.license_id and l.user_id = p.id`,
-      [workflows.map((w) => w.id), workflows.map((w) => w.orgId), workflows.map((w) => w.profileId), workflows.map((w) => w.licenseId)]
-    )
-    const orgsStored = await db.query(
-      `select count(*)::int as n from orgs o join unnest($1::uuid[], $2::text[]) as a(id, name) on a.id = o.id and a.name = o.name`,
-      [orgs.map((o) => o.id), orgs.map((o) => o.name)]
-    )
-    const duplicated = await db.query(
-      `select count(*)::int as n from (select name from orgs where name = any($1::text[]) group by name having count(*) > 1) twice`,
-      [load.workflowOrgNames]
-    )
     // Orgs made by createOrg have no run by design: only those of workflows count as partial.
-    const orphans = await db.query(orphanQuery)
     const createdOrgs = await db.query(`select count(*)::int as n from orgs where name like 'failover org %'`)
     const unknown = await db.query(
       `select count(*)::int as n from onboarding_runs r join orgs o on o.id = r.org_id join profiles p on p.id = r.profile_id
          join licenses l on l.id = r.license_id where r.workflow_id = any($1::uuid[])`,
       [load.outcomeUnknown]
     )
-    const row = orphans.rows[0] as { orgs: number; profiles: number; licenses: number }
+    const workflows = load.acknowledged.filter((a) => a.kind === "workflow").length
+    const orgs = load.acknowledged.filter((a) => a.kind === "org").length
     return {
-      lost: workflows.length - complete.rows[0].n + orgs.length - orgsStored.rows[0].n,
-      partial: row.orgs - createdOrgs.rows[0].n + row.profiles + row.licenses,
-      duplicated: duplicated.rows[0].n,
+      lost: workflows - audit.complete + orgs - audit.orgsStored,
+      partial: audit.orphans.orgs - createdOrgs.rows[0].n + audit.orphans.profiles + audit.orphans.licenses,
+      duplicated: audit.duplicated,
       unknownOutcomes: { named: load.outcomeUnknown.length, committed: unknown.rows[0].n }
     }
   } finally {

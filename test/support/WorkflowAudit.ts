@@ -27,7 +27,12 @@ export interface WorkflowAudit {
  * and whether each acknowledged org is stored. Thousands of acknowledgements are checked in a few
  * queries, where reading each back through a service takes a call (or four) apiece.
  */
-export const auditWorkflows = async (databaseUrl: string, acknowledged: ReadonlyArray<Acknowledged>): Promise<WorkflowAudit> => {
+export const auditWorkflows = async (
+  databaseUrl: string,
+  acknowledged: ReadonlyArray<Acknowledged>,
+  /** The org name of every workflow request sent, acknowledged or not (by default the acknowledged ones'): each may name one org at most. */
+  requestedOrgNames?: ReadonlyArray<string>
+): Promise<WorkflowAudit> => {
   const workflows = acknowledged.filter((a): a is AcknowledgedWorkflow => a.kind === "workflow")
   const db = new pg.Client({ connectionString: databaseUrl })
   await db.connect()
@@ -43,7 +48,7 @@ export const auditWorkflows = async (databaseUrl: string, acknowledged: Readonly
     )
     const duplicated = await db.query(
       `select count(*)::int as n from (select name from orgs where name = any($1::text[]) group by name having count(*) > 1) twice`,
-      [workflows.map((w) => w.orgName)]
+      [requestedOrgNames ?? workflows.map((w) => w.orgName)]
     )
     const orgs = acknowledged.filter((a) => a.kind === "org")
     const orgsStored = await db.query(
