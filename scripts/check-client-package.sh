@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The client as a stranger gets it: `npm pack` this repository, install the tarball with the
-# README's own command into an empty project, compile the README's typed-clients example there
+# The client as a stranger gets it: `npm pack` this repository, install the tarball with
+# the install command of docs/examples.md into an empty project, compile its typed-clients example there
 # under strict NodeNext, start the server from the installed package, and run the example against it.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -12,8 +12,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# The README's typed-clients section: its install command (```sh) and its example (```ts).
-section=$(awk '/^### Typed clients/{on=1} on&&/<!-- \/examples:rpc -->/{exit} on' "$root/README.md")
+# docs/examples.md's typed-clients section: its install command (```sh) and its example (```ts).
+section=$(awk '/^## Typed clients/{on=1} on&&/<!-- \/examples:rpc -->/{exit} on' "$root/docs/examples.md")
 install=$(printf '%s\n' "$section" | awk '/^```sh/{on=1;next} on&&/^```/{exit} on')
 example=$(printf '%s\n' "$section" | awk '/^```ts/{on=1;next} on&&/^```/{exit} on')
 
@@ -23,7 +23,7 @@ mkdir "$work/consumer" && cd "$work/consumer"
 mv "$work/$tarball" .
 printf '{ "name": "consumer", "private": true, "type": "module" }\n' > package.json
 
-echo "installing as the README says: $install"
+echo "installing as docs/examples.md says: $install"
 bash -c "$install --no-audit --no-fund --loglevel=error"
 dev() { node -p "require('$root/package.json').devDependencies['$1']"; }
 npm install --no-audit --no-fund --loglevel=error --save-dev "typescript@$(dev typescript)" "@types/node@$(dev @types/node)"

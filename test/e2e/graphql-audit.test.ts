@@ -4,11 +4,12 @@ import { auditServer } from "graphql-http"
 import { readFileSync } from "node:fs"
 import { deployment, Services, ServicesLive } from "./support/Servers.js"
 
-const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8")
+/** Where the GraphQL examples explain the conformance: docs/examples.md, "GraphQL (curl)". */
+const readme = readFileSync(new URL("../../docs/examples.md", import.meta.url), "utf8")
 
 /**
  * The GraphQL-over-HTTP conformance audit shipped with graphql-http, against every port: every
- * MUST passes; a SHOULD or MAY that is not met must be explained in the README, by its audit id.
+ * MUST passes; a SHOULD or MAY that is not met must be explained in docs/examples.md, by its audit id.
  */
 describe(`GraphQL over HTTP audit (${deployment})`, () => {
   layer(ServicesLive, { timeout: 180_000, excludeTestServices: true })((it) => {

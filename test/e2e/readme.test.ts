@@ -1,7 +1,7 @@
 import { describe, expect, it as plainIt, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { execFile } from "node:child_process"
-import { readFileSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import { promisify } from "node:util"
 import { deployment, Services, ServicesLive } from "./support/Servers.js"
@@ -9,7 +9,9 @@ import type { ServiceUrls } from "./support/StyleClient.js"
 
 const run = promisify(execFile)
 const root = fileURLToPath(new URL("../../", import.meta.url))
-const readme = readFileSync(`${root}README.md`, "utf8")
+/** The README, and the page of every example it links to: both are run here. */
+const documents = ["README.md", "docs/examples.md"]
+const readme = documents.map((file) => readFileSync(`${root}${file}`, "utf8")).join("\n")
 
 interface Example {
   readonly title: string
@@ -84,7 +86,7 @@ const answerOf = async (command: string): Promise<string> => {
 
 describe(`README examples run against the services (${deployment})`, () => {
   layer(ServicesLive, { timeout: 180_000, excludeTestServices: true })((it) => {
-    for (const example of ["connect", "grpc", "rest", "graphql"].flatMap(examples)) {
+    for (const example of ["first", "connect", "grpc", "grpc-web", "rest", "graphql"].flatMap(examples)) {
       it.effect(example.title, () =>
         Effect.gen(function*() {
           const urls = yield* Services
@@ -127,5 +129,26 @@ describe("README", () => {
       const titles = examples(section).map((e) => e.title.split(" ")[0])
       for (const operation of operations) expect(titles, `${section} ${operation}`).toContain(operation)
     }
+  })
+
+  plainIt("makes a first call in each style on its first screen, then links out", () => {
+    const styles = examples("first").map((e) => e.title.split(":")[0])
+    expect(styles).toEqual(expect.arrayContaining(["Connect (JSON over HTTP)", "gRPC", "gRPC-Web", "REST", "GraphQL"]))
+    const own = readFileSync(`${root}README.md`, "utf8")
+    expect(own.split("\n").length).toBeLessThan(200)
+  })
+
+  plainIt("links only to files that exist, from the README and every page under docs/", () => {
+    const pages = ["README.md", ...readdirSync(`${root}docs`).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)]
+    const broken = pages.flatMap((page) => {
+      const text = readFileSync(`${root}${page}`, "utf8")
+      const base = new URL(page, `file://${root}`)
+      return [...text.matchAll(/\]\(([^)\s#]+)(#[^)\s]*)?\)/g)]
+        .map(([, target]) => target!)
+        .filter((target) => !/^[a-z]+:/.test(target))
+        .filter((target) => !existsSync(fileURLToPath(new URL(target, base))))
+        .map((target) => `${page} -> ${target}`)
+    })
+    expect(broken).toEqual([])
   })
 })
