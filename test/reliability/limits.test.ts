@@ -222,6 +222,7 @@ const graphql = (url: string, body: unknown, accept = graphqlResponseJson) =>
   })
 
 const codeOf = (call: Promise<unknown>) => call.then(() => "ok" as const, (e: { code?: number }) => e.code)
+const messageOf = (call: Promise<unknown>) => call.then(() => "ok", (e: { rawMessage?: string }) => e.rawMessage)
 
 const orgPath = () => `/orgs/${randomUUID()}`
 
@@ -232,21 +233,22 @@ describe(`request body cap (MAX_BODY_BYTES = ${maxBody}; ${testDatabaseKind})`, 
     inProcessServers({ readMaxBytes: maxBody, graphqlMaxDepth: 3, graphqlMaxFields: 6 }),
     { timeout: 120_000, excludeTestServices: true }
   )((it) => {
+    const named = expect.stringContaining("MAX_BODY_BYTES")
     const styles = [
-      { style: "REST", path: orgPath, status: 413, answer: { code: 8, details: [] } },
+      { style: "REST", path: orgPath, status: 413, answer: { code: 8, message: named, details: [] } },
       {
         style: "Connect JSON",
         path: () => "/org.v1beta1.OrgService/CreateOrg",
         status: 429, // Connect's own HTTP status for resource_exhausted
-        answer: { code: "resource_exhausted" }
+        answer: { code: "resource_exhausted", message: named }
       },
       {
         style: "GraphQL",
         path: () => "/graphql",
         status: 413,
-        answer: { errors: [{ extensions: { code: "RESOURCE_EXHAUSTED" } }] }
+        answer: { errors: [{ message: named, extensions: { code: "RESOURCE_EXHAUSTED" } }] }
       },
-      { style: "/rpc", path: () => "/rpc", status: 413, answer: { code: 8, details: [] } }
+      { style: "/rpc", path: () => "/rpc", status: 413, answer: { code: 8, message: named, details: [] } }
     ] as const
 
     for (const { answer, path, status, style } of styles) {
@@ -314,7 +316,7 @@ describe(`request body cap (MAX_BODY_BYTES = ${maxBody}; ${testDatabaseKind})`, 
         expect(result.sentBeforeAnswer).toBeLessThan(2 * MiB)
       }))
 
-    it.effect("every Connect client style gets resource_exhausted (8) for a message over the cap", () =>
+    it.effect("every Connect client style gets resource_exhausted (8) naming MAX_BODY_BYTES for a message over the cap", () =>
       Effect.gen(function*() {
         const urls = yield* Services
         const transports = [
@@ -327,6 +329,9 @@ describe(`request body cap (MAX_BODY_BYTES = ${maxBody}; ${testDatabaseKind})`, 
           const orgs = createClient(OrgService, transport)
           expect(yield* Effect.promise(() => codeOf(orgs.createOrg({ id: randomUUID(), name: "a".repeat(2 * maxBody) }))))
             .toBe(8)
+          // Named by the setting that bounds it, not by connect-es's own option (readMaxBytes).
+          expect(yield* Effect.promise(() => messageOf(orgs.createOrg({ id: randomUUID(), name: "a".repeat(2 * maxBody) }))))
+            .toBe(`request message is larger than MAX_BODY_BYTES (${maxBody} bytes)`)
           // Under the cap the same call goes through.
           expect(yield* Effect.promise(() => codeOf(orgs.createOrg({ id: randomUUID(), name: "Small" })))).toBe("ok")
         }

@@ -263,3 +263,46 @@ describe("unboundedBinaryFields", () => {
     expect((await grpcCall(h2.ours, createOrg, envelope(manyFields)))["grpc-status"]).toBe("8")
   })
 })
+
+describe("readMaxBytesInMessage", () => {
+  const readMaxBytes = 64
+  const bounded: Record<Side, string> = { upstream: "", ours: "" }
+  const boundedH2: Record<Side, string> = { upstream: "", ours: "" }
+  beforeAll(async () => {
+    const sides: Record<Side, RequestHandler> = {
+      upstream: upstreamAdapter({ routes, readMaxBytes }) as RequestHandler,
+      ours: ourAdapter({ routes, readMaxBytes, protobufMaxFields: 1_000, logFailure: () => {}, fallback: (_request, response) => response.end() })
+    }
+    for (const side of ["upstream", "ours"] as const) {
+      bounded[side] = await listen(http.createServer(sides[side]))
+      boundedH2[side] = await listen(http2.createServer(sides[side]))
+    }
+  })
+  const big = JSON.stringify({ id: "x", name: "a".repeat(2 * readMaxBytes) })
+  const bigBinary = Uint8Array.from([0x0a, 0x01, 0x78, 0x12, 2 * readMaxBytes, ...new Uint8Array(2 * readMaxBytes).fill(0x61)])
+
+  it("upstream: a message over readMaxBytes is resource_exhausted naming connect-es's own option", async () => {
+    expect(await connectJson(bounded.upstream, createOrg, big)).toMatchObject({
+      status: 429,
+      json: { code: "resource_exhausted", message: expect.stringMatching(/is larger than configured readMaxBytes 64$/) }
+    })
+    const grpc = await grpcCall(boundedH2.upstream, createOrg, envelope(bigBinary))
+    expect(grpc["grpc-status"]).toBe("8")
+    expect(decodeURIComponent(String(grpc["grpc-message"]))).toMatch(/readMaxBytes 64$/)
+  })
+
+  it("ours: the same code and status, the message naming MAX_BODY_BYTES, in Connect, gRPC and gRPC-Web", async () => {
+    const message = "request message is larger than MAX_BODY_BYTES (64 bytes)"
+    expect(await connectJson(bounded.ours, createOrg, big)).toMatchObject({ status: 429, json: { code: "resource_exhausted", message } })
+    const grpc = await grpcCall(boundedH2.ours, createOrg, envelope(bigBinary))
+    expect({ status: grpc["grpc-status"], message: grpc["grpc-message"] }).toEqual({ status: "8", message })
+    const web = await fetch(`${bounded.ours}${createOrg}`, {
+      method: "POST",
+      headers: { "content-type": "application/grpc-web+proto" },
+      body: envelope(bigBinary)
+    })
+    const trailer = Buffer.from(await web.arrayBuffer()).toString("latin1")
+    expect(trailer).toMatch(/grpc-status: 8\r\n/)
+    expect(trailer).toContain(`grpc-message: ${encodeURIComponent(message)}\r\n`)
+  })
+})

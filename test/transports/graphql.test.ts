@@ -549,7 +549,7 @@ describe("GraphQL, on the in-memory services", () => {
         )
         expect(declared.status).toBe(413)
         expect(onlyError(declared)).toEqual({
-          message: `request body is larger than ${readMaxBytes} bytes`,
+          message: `request body is larger than MAX_BODY_BYTES (${readMaxBytes} bytes)`,
           extensions: { code: "RESOURCE_EXHAUSTED" }
         })
 

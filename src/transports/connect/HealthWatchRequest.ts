@@ -1,6 +1,7 @@
 import { Code, ConnectError } from "@connectrpc/connect"
 import { type compressionNegotiate, type createMethodSerializationLookup, envelopeDecompress } from "@connectrpc/connect/protocol"
 import { Health, type HealthCheckRequest } from "../../gen/grpc/health/v1/health_pb.js"
+import { overMaxBodyBytes } from "../http/BoundedBody.js"
 import type { FailureKind } from "../ErrorTable.js"
 import type { Form } from "./HealthWatchWire.js"
 import { holdsMoreFields, tooManyFieldsMessage } from "./ProtobufFieldBound.js"
@@ -44,7 +45,7 @@ export const requestMessage = async (
     const flags = body[offset]!
     const length = body.readUInt32BE(offset + 1)
     if (length > options.readMaxBytes) {
-      return new Refused("ResourceExhausted", `message size ${length} is larger than configured readMaxBytes ${options.readMaxBytes}`)
+      return new Refused("ResourceExhausted", overMaxBodyBytes(options.readMaxBytes, "request message"))
     }
     if (offset + 5 + length > body.length) {
       return new Refused("InvalidArgument", `protocol error: promised ${length} bytes, received ${body.length - offset - 5}`)

@@ -1,6 +1,7 @@
 import type { compressionNegotiate, createMethodSerializationLookup } from "@connectrpc/connect/protocol"
 import type { HealthCheckRequest } from "../../gen/grpc/health/v1/health_pb.js"
 import { connectError } from "../ErrorTable.js"
+import { overMaxBodyBytes } from "../http/BoundedBody.js"
 import type { Request, Response } from "../http/PortListener.js"
 import { refuse } from "../http/Refusal.js"
 import type { HealthWatchOptions } from "./HealthWatch.js"
@@ -85,7 +86,7 @@ class WatchStream implements HealthListener {
     this.size += chunk.length
     // One envelope of the largest size allowed, and the header of a second (which is refused).
     if (this.size <= this.options.readMaxBytes + 10) return void this.chunks.push(chunk)
-    this.end(new Refused("ResourceExhausted", `message size is larger than configured readMaxBytes ${this.options.readMaxBytes}`))
+    this.end(new Refused("ResourceExhausted", overMaxBodyBytes(this.options.readMaxBytes, "request message")))
   }
 
   /** The request has arrived in full: its message, then the stream begins (or is refused). */

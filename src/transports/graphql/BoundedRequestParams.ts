@@ -6,6 +6,7 @@ import {
 } from "graphql-http"
 import type { Readable } from "node:stream"
 import { errorBody, errorTable, type FailureKind } from "../ErrorTable.js"
+import { overMaxBodyBytes } from "../http/BoundedBody.js"
 import { type JsonBounds, jsonBoundsBroken, unboundedJson } from "../http/JsonBounds.js"
 import { utf8Text } from "../http/Utf8Text.js"
 import { strictSearchParams } from "./StrictText.js"
@@ -20,7 +21,7 @@ const refusal = (kind: FailureKind, statusText: string, message: string): Graphq
 ]
 
 const tooLarge = (maxBytes: number) =>
-  refusal("ResourceExhausted", "Content Too Large", `request body is larger than ${maxBytes} bytes`)
+  refusal("ResourceExhausted", "Content Too Large", overMaxBodyBytes(maxBytes))
 
 const notJson = refusal(
   "UnsupportedMediaType",

@@ -4,10 +4,14 @@ import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequ
 import { Data, Effect, Option } from "effect"
 import type { Readable } from "node:stream"
 
+/** What every style tells a caller whose request is over MAX_BODY_BYTES: the setting that bounds it, by name. */
+export const overMaxBodyBytes = (maxBytes: number, what = "request body") =>
+  `${what} is larger than MAX_BODY_BYTES (${maxBytes} bytes)`
+
 /** The request body is larger than MAX_BODY_BYTES. */
 export class BodyTooLarge extends Data.TaggedError("BodyTooLarge")<{ readonly maxBytes: number }> {
   override get message() {
-    return `request body is larger than ${this.maxBytes} bytes`
+    return overMaxBodyBytes(this.maxBytes)
   }
 }
 

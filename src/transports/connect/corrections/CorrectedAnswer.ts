@@ -1,12 +1,18 @@
 import type { DescMethod } from "@bufbuild/protobuf"
 import type { UniversalServerResponse } from "@connectrpc/connect/protocol"
 import { reencodeGrpcMessage } from "./overEscapedGrpcMessage.js"
-import { recodeConnectEndStream, recodeConnectUnary, recodedAs, recodeGrpcStatus, recodeGrpcWebTrailer } from "./undecodableAsInternal.js"
+import { readMaxBytesInMessage } from "./readMaxBytesInMessage.js"
+import { correctConnectEndStream, correctConnectUnary, correctGrpcFields, correctGrpcWebTrailer, inTurn } from "./RouterError.js"
+import { undecodableAsInternal } from "./undecodableAsInternal.js"
 import { firstChunk, grpcCodeName, grpcWebCode, headersOf, isRecord, parseJson, type Protocol } from "./Wire.js"
 
+/** The corrections of an error answer, each written once for every protocol's form (RouterError.ts). */
+const correctError = inTurn([undecodableAsInternal, readMaxBytesInMessage])
+
 /**
- * Corrections 5 (undecodableAsInternal) and 6 (overEscapedGrpcMessage), applied to the router's
- * answer before it is written; `settle` is told the call's code as soon as it is known.
+ * Corrections 5 (undecodableAsInternal), 9 (readMaxBytesInMessage) and 6 (overEscapedGrpcMessage),
+ * applied to the router's answer before it is written; `settle` is told the call's code as soon
+ * as it is known.
  */
 export const corrected = (
   method: DescMethod,
@@ -21,7 +27,7 @@ export const corrected = (
       const header = headersOf(answer.header)
       const trailer = answer.trailer === undefined ? undefined : headersOf(answer.trailer)
       const fix = (fields: Headers) => {
-        recodeGrpcStatus(fields)
+        correctGrpcFields(fields, correctError)
         reencodeGrpcMessage(fields)
         const status = fields.get("grpc-status")
         if (status !== null) settle(grpcCodeName(status))
@@ -47,9 +53,9 @@ export const corrected = (
     }
     case "grpc-web":
     case "connect-stream": {
-      const recode = protocol === "grpc-web" ? recodeGrpcWebTrailer : recodeConnectEndStream
+      const correct = protocol === "grpc-web" ? correctGrpcWebTrailer : correctConnectEndStream
       return firstChunk(answer.body).then(({ first, rest }) => {
-        const replaced = first === undefined ? undefined : recode(first)
+        const replaced = first === undefined ? undefined : correct(first, correctError)
         if (protocol === "grpc-web") settle(grpcWebCode(replaced ?? first))
         return { ...answer, body: rest(replaced) }
       })
@@ -60,13 +66,13 @@ export const corrected = (
         return answer
       }
       return firstChunk(answer.body).then(({ first, rest }): UniversalServerResponse => {
-        const recoded = first === undefined ? undefined : recodeConnectUnary(answer.status, first)
-        const error = parseJson(recoded ?? first ?? new Uint8Array())
+        const corrected = first === undefined ? undefined : correctConnectUnary(answer.status, first, correctError)
+        const error = parseJson(corrected?.body ?? first ?? new Uint8Array())
         settle(isRecord(error) && typeof error.code === "string" ? error.code : "unknown")
-        if (recoded === undefined) return { ...answer, body: rest(undefined) }
+        if (corrected === undefined) return { ...answer, body: rest(undefined) }
         const header = new Headers(answer.header)
-        header.set("content-length", String(recoded.byteLength))
-        return { ...answer, status: recodedAs.http, header, body: rest(recoded) }
+        header.set("content-length", String(corrected.body.byteLength))
+        return { ...answer, status: corrected.status, header, body: rest(corrected.body) }
       })
     }
   }
