@@ -1,15 +1,18 @@
-/** Where each service answers, as the page that serves the console says (`/console/config.json`). */
-export interface Services {
-  readonly org: string
-  readonly profile: string
-  readonly license: string
-  readonly workflow: string
-}
+/** The services the console calls: each one's origin, as `/console/config.json` says ("" for this page's own). */
+export type ServiceName = "org" | "profile" | "license" | "workflow"
+export type Services = { readonly [name in ServiceName]: string }
 
 /** A refusal or failure, as the REST error body tells it (`{code, message}`). */
 export class ApiError extends Error {
-  constructor(readonly status: number, message: string) {
+  constructor(readonly status: number, message: string, readonly tokenSent: boolean) {
     super(message)
+  }
+}
+
+/** No answer at all: the port is down, or the browser withheld the answer (CORS). */
+export class Unreachable extends Error {
+  constructor(readonly service: ServiceName, readonly origin: string) {
+    super(`could not reach the ${service} service at ${origin}`)
   }
 }
 
@@ -24,21 +27,22 @@ export const apiToken = {
   }
 }
 
-/** One REST call: JSON in and out, the token when there is one; anything but 200 is an ApiError. */
-export const rest = async <A>(base: string, path: string, body?: unknown): Promise<A> => {
+/** One REST call to one service: JSON in and out, the token when there is one; anything but 200 is thrown. */
+export const rest = async <A>(services: Services, service: ServiceName, path: string, body?: unknown): Promise<A> => {
   const headers: Record<string, string> = { accept: "application/json" }
   if (body !== undefined) headers["content-type"] = "application/json"
   const token = apiToken.get()
   if (token !== "") headers["authorization"] = `Bearer ${token}`
+  const origin = services[service]
   let response: Response
   try {
-    response = await fetch(`${base}${path}`, {
+    response = await fetch(`${origin}${path}`, {
       method: body === undefined ? "GET" : "POST",
       headers,
       ...(body === undefined ? {} : { body: JSON.stringify(body) })
     })
   } catch {
-    throw new ApiError(0, `could not reach ${base}`)
+    throw new Unreachable(service, origin === "" ? location.origin : origin)
   }
   const text = await response.text()
   let parsed: unknown
@@ -49,20 +53,8 @@ export const rest = async <A>(base: string, path: string, body?: unknown): Promi
   }
   if (response.ok) return parsed as A
   const message = typeof parsed === "object" && parsed !== null && "message" in parsed ? String(parsed.message) : response.statusText
-  throw new ApiError(response.status, message)
+  throw new ApiError(response.status, message, token !== "")
 }
 
-/**
- * A refusal's message names each broken rule's field (`license.end: must be after ...; org.name:
- * must not be blank`): the rules by field path, and whatever names no field.
- */
-export const fieldMessages = (message: string): { readonly fields: Map<string, string>; readonly rest: Array<string> } => {
-  const fields = new Map<string, string>()
-  const rest: Array<string> = []
-  for (const part of message.split(/;\s+(?=[\w.]+: )/)) {
-    const named = /^([\w.]+): (.*)$/s.exec(part)
-    if (named === null) rest.push(part)
-    else fields.set(named[1]!.replace(/_(\w)/g, (_, letter: string) => letter.toUpperCase()), named[2]!)
-  }
-  return { fields, rest }
-}
+/** A path segment or query value as the REST paths take it. */
+export const segment = (text: string) => encodeURIComponent(text)

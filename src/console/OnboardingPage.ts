@@ -1,95 +1,115 @@
-import { ApiError, fieldMessages, rest, type Services } from "./Api.js"
-import { field, h, link, record } from "./Dom.js"
+import { ApiError, rest, type Services } from "./Api.js"
+import { period } from "./Dates.js"
+import { field, h, id, link, record, table } from "./Dom.js"
 import { failure } from "./Failure.js"
+import { type FieldPath, fieldMessages, onboardingFields, withLabels } from "./Fields.js"
+import { runColumns } from "./Lists.js"
 import type { Created, Run } from "./Resources.js"
+import { href, recordHref } from "./Route.js"
 
-/** The console's first page: the onboarding form, what it created, and the recent runs. */
+/** The console's first page: the onboarding form, what it created, and the newest runs. */
 
 /** `datetime-local` gives the person's own time without an offset; the API takes RFC 3339. */
 const instant = (local: string): string | undefined => (local === "" ? undefined : new Date(local).toISOString())
 
-/** The last customer onboarded in this tab. */
-let lastOnboarded: Created | undefined
+interface Onboarded {
+  readonly created: Created
+  readonly org: string
+  readonly person: string
+  readonly start: string
+  readonly end: string
+}
 
-const onboarded = (created: Created) => [
+/** The last customer onboarded in this tab: back from a record, the result it was opened from is still there. */
+let lastOnboarded: Onboarded | undefined
+
+const onboarded = ({ created, end, org, person, start }: Onboarded) => [
   h("h2", {}, "Onboarded"),
   record([
-    ["Workflow run", link(`#/workflows/${created.workflowId}`, created.workflowId)],
-    ["Organization", link(`#/orgs/${created.orgId}`, created.orgId)],
-    ["Profile", link(`#/profiles/${created.profileId}`, created.profileId)],
-    ["License", link(`#/licenses/${created.licenseId}`, created.licenseId)]
+    ["Workflow run", link(recordHref("workflows", created.workflowId), id(created.workflowId))],
+    ["Organization", link(recordHref("orgs", created.orgId), org)],
+    ["Profile", link(recordHref("profiles", created.profileId), person)],
+    ["License", link(recordHref("licenses", created.licenseId), period(start, end))]
   ])
 ]
 
+/** A run already made under this id with other content: the message, and the way to that run. */
+const alreadyExists = (workflowId: string) =>
+  h(
+    "span",
+    {},
+    "A run with this Workflow id already exists with different content. ",
+    link(recordHref("workflows", workflowId), "Open the existing run"),
+    ", or leave Workflow id empty for a new run."
+  )
+
 export const onboardingPage = (services: Services) => {
-  const orgName = field("org-name", "Organization name", { required: true, autocomplete: "organization" })
-  const fullName = field("full-name", "Person's full name", { required: true, autocomplete: "name" })
-  const start = field("license-start", "License starts", { type: "datetime-local", required: true })
-  const end = field("license-end", "License ends", { type: "datetime-local", required: true })
-  const workflowId = field("workflow-id", "Workflow id (optional: a UUID; the same id again answers the first run)", {
-    autocomplete: "off",
-    spellcheck: "false"
-  })
-  // The API's field paths, each shown next to its input.
-  const byPath = new Map([
-    ["org.name", orgName],
-    ["profile.fullName", fullName],
-    ["license.start", start],
-    ["license.end", end],
-    ["workflowOptions.workflowId", workflowId]
-  ])
+  const fields = new Map(
+    onboardingFields.map((each) => [each.path as FieldPath, field(each.id, each.label, each.input, "hint" in each ? each.hint : undefined)])
+  )
+  const input = (path: FieldPath) => fields.get(path)!.input
   const general = h("div", { "aria-live": "polite" })
-  // Back from a record, the result it was opened from is still there.
   const result = h("div", { id: "result", "aria-live": "polite" }, ...(lastOnboarded === undefined ? [] : onboarded(lastOnboarded)))
   const submit = h("button", { type: "submit" }, "Onboard")
+  const at = (path: FieldPath) => fields.get(path)!.element
   const form = h(
     "form",
     { novalidate: true, "aria-labelledby": "onboard-heading" },
-    orgName.element,
-    fullName.element,
-    h("div", { class: "pair" }, start.element, end.element),
-    workflowId.element,
+    at("org.name"),
+    at("profile.fullName"),
+    h("div", { class: "pair" }, at("license.start"), at("license.end")),
+    at("workflowOptions.workflowId"),
     submit,
     general
   )
+  /** Each message under its field; focus on the first of them in the form's order, which is the table's. */
+  const showInvalid = (messages: ReadonlyMap<string, string | Node>) => {
+    let first: HTMLInputElement | undefined
+    for (const { path } of onboardingFields) {
+      const message = messages.get(path)
+      if (message === undefined) continue
+      const target = fields.get(path)!
+      target.message.replaceChildren(message)
+      target.input.setAttribute("aria-invalid", "true")
+      first ??= target.input
+    }
+    first?.focus()
+  }
   form.addEventListener("submit", async (event) => {
     event.preventDefault()
-    for (const each of byPath.values()) {
-      each.message.textContent = ""
+    for (const each of fields.values()) {
+      each.message.replaceChildren()
       each.input.removeAttribute("aria-invalid")
     }
     general.replaceChildren()
     result.replaceChildren()
     submit.setAttribute("disabled", "")
-    const id = workflowId.input.value.trim()
+    const workflowId = input("workflowOptions.workflowId").value.trim()
+    const sent = {
+      org: input("org.name").value,
+      person: input("profile.fullName").value,
+      start: instant(input("license.start").value),
+      end: instant(input("license.end").value)
+    }
     try {
-      const created = await rest<Created>(services.workflow, "/workflow/workflows/onboarding", {
-        org: { name: orgName.input.value },
-        profile: { fullName: fullName.input.value },
-        license: { start: instant(start.input.value), end: instant(end.input.value) },
-        ...(id === "" ? {} : { workflowOptions: { workflowId: id } })
+      const created = await rest<Created>(services, "workflow", "/workflow/workflows/onboarding", {
+        org: { name: sent.org },
+        profile: { fullName: sent.person },
+        license: { start: sent.start, end: sent.end },
+        ...(workflowId === "" ? {} : { workflowOptions: { workflowId } })
       })
-      lastOnboarded = created
-      result.replaceChildren(...onboarded(created))
+      lastOnboarded = { created, org: sent.org, person: sent.person, start: sent.start!, end: sent.end! }
+      result.replaceChildren(...onboarded(lastOnboarded))
       void recent.refresh()
     } catch (error) {
       if (error instanceof ApiError && error.status === 400) {
-        const { fields, rest: unplaced } = fieldMessages(error.message)
-        let first: HTMLInputElement | undefined
-        for (const [path, message] of fields) {
-          const target = byPath.get(path)
-          if (target === undefined) {
-            unplaced.push(`${path}: ${message}`)
-            continue
-          }
-          target.message.textContent = message
-          target.input.setAttribute("aria-invalid", "true")
-          first ??= target.input
-        }
+        const { fields: messages, rest: unplaced } = fieldMessages(error.message)
         if (unplaced.length > 0) general.append(h("p", { class: "error", role: "alert" }, unplaced.join("; ")))
-        first?.focus()
+        showInvalid(messages)
+      } else if (error instanceof ApiError && error.status === 409 && workflowId !== "") {
+        showInvalid(new Map([["workflowOptions.workflowId", alreadyExists(workflowId)]]))
       } else {
-        general.append(failure(error, "workflow"))
+        general.append(error instanceof ApiError && error.status === 409 ? h("p", { class: "error", role: "alert" }, withLabels(error.message)) : failure(error, "workflow"))
       }
     } finally {
       submit.removeAttribute("disabled")
@@ -105,50 +125,30 @@ export const onboardingPage = (services: Services) => {
   )
 }
 
-/** The newest runs, a page at a time (ListOnboardingWorkflows), with the way back to the first page. */
+/** The newest few runs; the list page has them all. */
 const recentRuns = (services: Services) => {
+  const shown = 5
   const body = h("div", { "aria-live": "polite" })
-  const pages: Array<string> = [""]
-  const show = async (token: string) => {
+  const refresh = async () => {
     try {
-      const query = new URLSearchParams({ pageSize: "10", ...(token === "" ? {} : { pageToken: token }) })
-      const page = await rest<{ workflows?: ReadonlyArray<Run>; nextPageToken?: string }>(
-        services.workflow,
-        `/workflow/workflows/onboarding?${query}`
-      )
+      const page = await rest<{ workflows?: ReadonlyArray<Run> }>(services, "workflow", `/workflow/workflows/onboarding?pageSize=${shown}`)
       const runs = page.workflows ?? []
-      const next = page.nextPageToken ?? ""
-      const table = runs.length === 0
-        ? h("p", {}, "No runs yet.")
-        : h(
-          "table",
-          {},
-          h("caption", {}, `Runs ${pages.length * 10 - 9}–${pages.length * 10 - 10 + runs.length}, newest first`),
-          h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Workflow run"), h("th", { scope: "col" }, "Created"), h("th", { scope: "col" }, "Status"))),
-          h(
-            "tbody",
-            {},
-            ...runs.map((run) =>
-              h("tr", {}, h("td", {}, link(`#/workflows/${run.workflowId}`, run.workflowId)), h("td", {}, run.createdAt), h("td", {}, run.status))
-            )
-          )
-        )
-      const nav = h(
-        "div",
-        { class: "paging" },
-        pages.length > 1 && h("button", { type: "button", onclick: () => { pages.length = 1; void show("") } }, "Newest"),
-        next !== "" && h("button", { type: "button", onclick: () => { pages.push(next); void show(next) } }, "Older runs")
+      if (runs.length === 0) {
+        body.replaceChildren(h("p", {}, "No runs yet."))
+        return
+      }
+      const { columns, failed } = await runColumns(services, runs)
+      body.replaceChildren(
+        ...(failed === undefined ? [] : [failure(failed, "name")]),
+        table(`The ${runs.length} newest runs`, columns, runs),
+        h("p", {}, link(href("workflows"), "All workflow runs"))
       )
-      body.replaceChildren(table, nav)
     } catch (error) {
       body.replaceChildren(failure(error, "runs"))
     }
   }
   return {
     element: h("section", { "aria-labelledby": "recent-heading" }, h("h2", { id: "recent-heading" }, "Recent runs"), body),
-    refresh: () => {
-      pages.length = 1
-      return show("")
-    }
+    refresh
   }
 }

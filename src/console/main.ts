@@ -1,27 +1,33 @@
 import { apiToken, type Services } from "./Api.js"
-import { licensePage, onboardingPage, orgPage, profilePage, workflowPage } from "./Pages.js"
+import { licenseList, orgList, profileList, runList } from "./Lists.js"
+import { listPage } from "./ListPage.js"
+import { onboardingPage } from "./OnboardingPage.js"
+import { licensePage, orgPage, profilePage, runPage } from "./RecordPages.js"
+import { currentRoute } from "./Route.js"
 
 /**
- * The onboarding console: a page per address (`#/`, `#/orgs/<id>`, ...), drawn from the services'
- * public REST APIs only, each at the port the server says it answers on.
+ * The onboarding console: a page per address (`#/`, `#/orgs`, `#/orgs/<id>`, ...), drawn from the
+ * services' public REST APIs only, each at the port the server says it answers on.
  */
 
 const view = document.getElementById("view")!
 
+/** Each menu entry: its list at `#/<section>`, a record of it at `#/<section>/<id>`. */
+const sections: Record<string, { readonly list: (services: Services) => HTMLElement; readonly record: (services: Services, id: string) => HTMLElement }> = {
+  orgs: { list: (services) => listPage(orgList, services), record: orgPage },
+  profiles: { list: (services) => listPage(profileList, services), record: profilePage },
+  licenses: { list: (services) => listPage(licenseList, services), record: licensePage },
+  workflows: { list: (services) => listPage(runList, services), record: runPage }
+}
+
 const route = (services: Services) => {
-  const [, section = "", id] = location.hash.replace(/^#/, "").split("/").map(decodeURIComponent)
-  const page = section === "orgs"
-    ? orgPage(services, id)
-    : section === "profiles"
-    ? profilePage(services, id)
-    : section === "licenses"
-    ? licensePage(services, id)
-    : section === "workflows"
-    ? workflowPage(services, id)
-    : onboardingPage(services)
+  const { id, section } = currentRoute()
+  const pages = Object.hasOwn(sections, section) ? sections[section] : undefined
+  const page = pages === undefined ? onboardingPage(services) : id === undefined ? pages.list(services) : pages.record(services, id)
   view.replaceChildren(page)
-  for (const link of document.querySelectorAll<HTMLAnchorElement>("nav a")) {
-    if (link.getAttribute("href") === `#/${section}`) link.setAttribute("aria-current", "page")
+  const current = pages === undefined ? "" : section
+  for (const link of document.querySelectorAll<HTMLAnchorElement>("nav.menu a")) {
+    if (link.getAttribute("href") === `#/${current}`) link.setAttribute("aria-current", "page")
     else link.removeAttribute("aria-current")
   }
   view.querySelector("h1")?.focus()

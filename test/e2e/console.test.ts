@@ -1,151 +1,234 @@
 import { describe, expect, it } from "vitest"
 import { randomUUID } from "node:crypto"
 import type { Page } from "playwright-core"
-import { browserAndServer, chromiumPath, offPortRequests, screenshotAtBothWidths } from "./support/Browser.js"
-import { startAllInOne, stopProcess } from "./support/Servers.js"
+import { browserAndServer, chromiumPath, offPortRequests } from "./support/Browser.js"
+import { freePort, startAllInOne, stopProcess } from "./support/Servers.js"
 
 /**
  * The onboarding console as staff use it: in headless Chromium, against the all-in-one process,
- * talking to the four services' ports through their REST APIs.
+ * talking to the four services' ports through their REST APIs. The lists are console-lists.test.ts.
  */
 
 const start = (env: Record<string, string> = {}) => startAllInOne({ ACCESS_LOG: "off", ...env })
 
-/** Fills the form and submits it; answers the ids the result shows, by label. */
+/** Fills the form and submits it. */
 const onboard = async (page: Page, values: { org: string; person: string; start: string; end: string; workflowId?: string }) => {
   await page.getByLabel("Organization name").fill(values.org)
   await page.getByLabel("Person's full name").fill(values.person)
   await page.getByLabel("License starts").fill(values.start)
   await page.getByLabel("License ends").fill(values.end)
-  if (values.workflowId !== undefined) await page.getByLabel(/^Workflow id/).fill(values.workflowId)
+  if (values.workflowId !== undefined) await page.getByLabel("Workflow id").fill(values.workflowId)
   await page.getByRole("button", { name: "Onboard" }).click()
 }
 
-const shownIds = async (page: Page) => {
+/** The onboarded result's links, by the term they stand under: their text and the id they lead to. */
+const shownResult = async (page: Page) => {
   const result = page.locator("#result dl")
   await result.waitFor({ timeout: 15_000 })
-  const ids: Record<string, string> = {}
+  const shown: Record<string, { text: string; id: string }> = {}
   for (const term of ["Workflow run", "Organization", "Profile", "License"]) {
-    ids[term] = (await result.locator(`dt:text-is("${term}") + dd`).innerText()).trim()
+    const link = result.locator(`dt:text-is("${term}") + dd a`)
+    shown[term] = { text: (await link.innerText()).trim(), id: (await link.getAttribute("href"))!.split("/").at(-1)! }
   }
-  return ids
+  return shown
 }
 
+/** The text under a record page's term, once the record is drawn. */
+const recordValue = async (page: Page, term: string) => {
+  const value = page.locator(`main dl dt:text-is("${term}") + dd`)
+  await value.waitFor({ timeout: 10_000 })
+  return value
+}
+
+const alert = (page: Page) => page.locator("main [role=alert]").first()
+
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+
+const onboardOverRest = async (workflow: string, body: { org: string; start: string; end: string }) => {
+  const reply = await fetch(`${workflow}/workflow/workflows/onboarding`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ org: { name: body.org }, profile: { fullName: "Zoe Zone" }, license: { start: body.start, end: body.end } })
+  })
+  return await reply.json() as { workflowId: string; orgId: string; profileId: string; licenseId: string }
+}
 
 describe.skipIf(chromiumPath === undefined)("the onboarding console, in Chromium", () => {
   const running = browserAndServer()
 
-  it("onboards a customer through the form, links each record, and lists the run", async () => {
+  it("onboards through the form; the result and each record page name what they link to", async () => {
     const { browser, server } = running
     const page = await browser.newPage()
     const elsewhere = offPortRequests(page, "http://127.0.0.1:")
     const reply = await page.goto(`${server.workflow}/`)
     expect(reply?.headers()["content-security-policy"]).toContain("script-src 'self'")
-    await screenshotAtBothWidths(page, "console-form")
     const org = `Console Corp ${randomUUID().slice(0, 8)}`
     await onboard(page, { org, person: "Ada Console", start: "2025-01-01T09:00", end: "2026-01-01T09:00" })
-    const ids = await shownIds(page)
-    for (const id of Object.values(ids)) expect(id).toMatch(uuid)
-    await screenshotAtBothWidths(page, "console-onboarded")
+    const shown = await shownResult(page)
+    for (const { id } of Object.values(shown)) expect(id).toMatch(uuid)
+    expect(shown["Workflow run"]!.text).toBe(shown["Workflow run"]!.id)
+    expect(shown["Organization"]!.text).toBe(org)
+    expect(shown["Profile"]!.text).toBe("Ada Console")
 
-    // Each link opens its record, read from its own service's port.
-    await page.locator("#result").getByRole("link", { name: ids["Organization"]! }).click()
-    await expect.poll(() => page.locator("main dl").innerText(), { timeout: 10_000 }).toContain(org)
-    await screenshotAtBothWidths(page, "console-org")
+    // Each link opens its record, read from its own service's port, naming what it refers to.
+    await page.locator("#result").getByRole("link", { name: org }).click()
+    expect(await (await recordValue(page, "Name")).innerText()).toBe(org)
+    expect(await page.getByRole("link", { name: "Profiles in this organization" }).getAttribute("href"))
+      .toBe(`#/profiles?org=${shown["Organization"]!.id}`)
     await page.goBack()
-    await page.locator("#result").getByRole("link", { name: ids["Profile"]! }).click()
-    await expect.poll(() => page.locator("main dl").innerText(), { timeout: 10_000 }).toContain("Ada Console")
-    expect(await page.locator("main dl").innerText()).toContain(ids["Organization"]!)
-    await screenshotAtBothWidths(page, "console-profile")
+    await page.locator("#result").getByRole("link", { name: "Ada Console" }).click()
+    const profileOrg = (await recordValue(page, "Organization")).getByRole("link", { name: org })
+    await profileOrg.waitFor({ timeout: 10_000 })
+    expect(await profileOrg.getAttribute("href")).toBe(`#/orgs/${shown["Organization"]!.id}`)
     await page.goBack()
-    await page.locator("#result").getByRole("link", { name: ids["License"]! }).click()
-    await expect.poll(() => page.locator("main dl").innerText(), { timeout: 10_000 }).toContain("2025-01-01")
-    expect(await page.locator("main dl").innerText()).toContain(ids["Profile"]!)
-    await screenshotAtBothWidths(page, "console-license")
+    await page.locator("#result dt:text-is('License') + dd a").click()
+    const holder = (await recordValue(page, "Holder")).getByRole("link", { name: "Ada Console" })
+    expect(await holder.getAttribute("href")).toBe(`#/profiles/${shown["Profile"]!.id}`)
     await page.goBack()
-    await page.locator("#result").getByRole("link", { name: ids["Workflow run"]! }).click()
-    await expect.poll(() => page.locator("main dl").innerText(), { timeout: 10_000 }).toContain("completed")
-    await screenshotAtBothWidths(page, "console-run")
+    await page.locator("#result").getByRole("link", { name: shown["Workflow run"]!.id }).click()
+    expect(await (await recordValue(page, "Status")).innerText()).toBe("completed")
+    for (const [term, name, section] of [["Organization", org, "orgs"], ["Profile", "Ada Console", "profiles"]] as const) {
+      const named = (await recordValue(page, term)).getByRole("link", { name })
+      expect(await named.getAttribute("href")).toBe(`#/${section}/${shown[term]!.id}`)
+    }
+    expect(await (await recordValue(page, "License")).locator("a").getAttribute("href")).toBe(`#/licenses/${shown["License"]!.id}`)
 
-    // The run is the newest in the list of recent runs.
+    // The run is the newest of the recent runs, under its org's name.
     await page.goto(`${server.workflow}/#/`)
     const firstRun = page.locator("table tbody tr").first()
-    await expect.poll(() => firstRun.innerText(), { timeout: 10_000 }).toContain(ids["Workflow run"]!)
+    await expect.poll(() => firstRun.innerText(), { timeout: 10_000 }).toContain(org)
     expect(elsewhere.filter((url) => !server.ports.some((port) => url.startsWith(`http://127.0.0.1:${port}/`)))).toEqual([])
   }, 90_000)
 
-  it("pages through the recent runs, newest first, and back to the newest", async () => {
+  it("shows times in the browser's language and zone, the exact UTC value on hover", async () => {
     const { browser, server } = running
-    const made: Array<string> = []
-    for (let i = 0; i < 12; i++) {
-      const reply = await fetch(`${server.workflow}/workflow/workflows/onboarding`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({
-          org: { name: `Paged ${i}` },
-          profile: { fullName: "Page Person" },
-          license: { start: "2025-01-01T00:00:00Z", end: "2026-01-01T00:00:00Z" }
-        })
-      })
-      made.push(((await reply.json()) as { workflowId: string }).workflowId)
+    const made = await onboardOverRest(server.workflow, { org: "Zoned", start: "2025-01-01T09:00:00Z", end: "2026-07-01T09:30:00Z" })
+    const shownIn = async (locale: string, timezoneId: string) => {
+      const context = await browser.newContext({ locale, timezoneId })
+      try {
+        const page = await context.newPage()
+        await page.goto(`${server.workflow}/#/licenses/${made.licenseId}`)
+        const times = []
+        for (const term of ["Starts", "Ends"]) {
+          const time = (await recordValue(page, term)).locator("time")
+          times.push({ text: await time.innerText(), title: await time.getAttribute("title"), datetime: await time.getAttribute("datetime") })
+        }
+        return times
+      } finally {
+        await context.close()
+      }
     }
-    const page = await browser.newPage()
-    await page.goto(`${server.workflow}/`)
-    const rows = page.locator("table tbody tr")
-    await expect.poll(() => rows.count(), { timeout: 10_000 }).toBe(10)
-    expect(await rows.first().innerText()).toContain(made.at(-1)!)
-    await page.getByRole("button", { name: "Older runs" }).click()
-    await expect.poll(() => rows.first().innerText(), { timeout: 10_000 }).toContain(made.at(-11)!)
-    await screenshotAtBothWidths(page, "console-runs")
-    await page.getByRole("button", { name: "Newest" }).click()
-    await expect.poll(() => rows.first().innerText(), { timeout: 10_000 }).toContain(made.at(-1)!)
+    expect(await shownIn("de-DE", "Europe/Berlin")).toEqual([
+      { text: "01.01.2025, 10:00", title: "2025-01-01T09:00:00Z", datetime: "2025-01-01T09:00:00Z" },
+      { text: "01.07.2026, 11:30", title: "2026-07-01T09:30:00Z", datetime: "2026-07-01T09:30:00Z" }
+    ])
+    expect((await shownIn("en-US", "America/New_York"))[0]).toEqual({
+      text: "Jan 1, 2025, 4:00 AM",
+      title: "2025-01-01T09:00:00Z",
+      datetime: "2025-01-01T09:00:00Z"
+    })
   }, 60_000)
 
-  it("shows a refusal next to the field it names, and nothing is created", async () => {
+  it("puts each refusal under its field, named by the field's label, and focuses the first in the form", async () => {
     const { browser, server } = running
     const page = await browser.newPage()
     await page.goto(`${server.workflow}/`)
-    await onboard(page, { org: "Backwards Ltd", person: "Eve", start: "2025-06-01T09:00", end: "2025-01-01T09:00" })
-    const message = page.locator("#license-end-message")
-    await expect.poll(() => message.innerText(), { timeout: 10_000 }).toBe("must be after license.start")
+    await page.getByRole("button", { name: "Onboard" }).click()
+    const message = (id: string) => page.locator(`#${id}-message`)
+    await expect.poll(() => message("org-name").innerText(), { timeout: 10_000 }).toBe("Organization name must not be blank")
+    expect(await message("full-name").innerText()).toBe("Person's full name must not be blank")
+    expect(await message("license-start").innerText()).toBe("License starts is missing")
+    expect(await message("license-end").innerText()).toBe("License ends is missing")
+    expect(await page.evaluate(() => (globalThis as any).document.activeElement.id)).toBe("org-name")
+    expect(await page.getByLabel("Organization name").getAttribute("aria-describedby")).toContain("org-name-message")
+
+    await onboard(page, { org: "Backwards Ltd", person: "Eve", start: "2025-06-01T09:00", end: "2025-01-01T09:00", workflowId: "not-a-uuid" })
+    await expect.poll(() => message("license-end").innerText(), { timeout: 10_000 }).toBe("License ends must be after License starts")
+    expect(await message("workflow-id").innerText()).toBe("Workflow id must be a UUID (8-4-4-4-12 hex digits)")
+    expect(await message("org-name").innerText()).toBe("")
     expect(await page.getByLabel("License ends").getAttribute("aria-invalid")).toBe("true")
+    expect(await page.getByLabel("Organization name").getAttribute("aria-invalid")).toBe(null)
+    // The first invalid field in the form's order, though the server named the workflow id first.
+    expect(await page.evaluate(() => (globalThis as any).document.activeElement.id)).toBe("license-end")
     expect(await page.locator("#result").innerText()).toBe("")
-    await screenshotAtBothWidths(page, "console-refused")
   }, 60_000)
 
-  it("says a run that does not exist is not found", async () => {
+  it("links the existing run when a workflow id already holds other content", async () => {
+    const { browser, server } = running
+    const page = await browser.newPage()
+    await page.goto(`${server.workflow}/`)
+    const workflowId = randomUUID()
+    await onboard(page, { org: "First Co", person: "Una", start: "2025-01-01T09:00", end: "2026-01-01T09:00", workflowId })
+    expect((await shownResult(page))["Workflow run"]!.id).toBe(workflowId)
+    await onboard(page, { org: "Second Co", person: "Una", start: "2025-01-01T09:00", end: "2026-01-01T09:00", workflowId })
+    const message = page.locator("#workflow-id-message")
+    await expect.poll(() => message.innerText(), { timeout: 10_000 }).toContain("A run with this Workflow id already exists with different content.")
+    expect(await page.evaluate(() => (globalThis as any).document.activeElement.id)).toBe("workflow-id")
+    await message.getByRole("link", { name: "Open the existing run" }).click()
+    await expect.poll(() => page.url()).toContain(`#/workflows/${workflowId}`)
+    await (await recordValue(page, "Organization")).getByRole("link", { name: "First Co" }).waitFor({ timeout: 10_000 })
+  }, 60_000)
+
+  it("says a record that does not exist is not found, and opens a record by its id", async () => {
     const { browser, server } = running
     const page = await browser.newPage()
     await page.goto(`${server.workflow}/#/workflows/${randomUUID()}`)
-    await expect.poll(() => page.locator("main [role=alert]").innerText(), { timeout: 10_000 }).toBe("workflow run not found")
-    // The lookup form works from the keyboard: type an id, press Enter.
+    await expect.poll(() => alert(page).innerText(), { timeout: 10_000 }).toBe("Workflow run not found.")
+    // The id form works from the keyboard: type an id, press Enter.
     const orgId = randomUUID()
     await page.goto(`${server.workflow}/#/orgs`)
-    await page.getByLabel("Org id").fill(orgId)
+    await page.getByLabel("Organization id").fill(orgId)
     await page.keyboard.press("Enter")
     await expect.poll(() => page.url()).toContain(`#/orgs/${orgId}`)
-    await expect.poll(() => page.locator("main [role=alert]").innerText(), { timeout: 10_000 }).toBe("org not found")
+    await expect.poll(() => alert(page).innerText(), { timeout: 10_000 }).toBe("Organization not found.")
   }, 60_000)
 
-  it("with API_TOKEN set, asks for the token, then onboards with it", async () => {
+  it("with API_TOKEN set, tells a missing token from a wrong one, then works with the right one", async () => {
     const { browser } = running
     const token = "console-token"
     const guarded = await start({ API_TOKEN: token })
     try {
       const page = await browser.newPage()
-      await page.goto(`${guarded.workflow}/`)
-      await onboard(page, { org: "Guarded Inc", person: "Tok En", start: "2025-01-01T09:00", end: "2026-01-01T09:00" })
-      await expect.poll(() => page.locator("main [role=alert]").first().innerText(), { timeout: 10_000 })
-        .toContain("needs an API token")
-      await page.getByLabel("API token (if the server has one; kept in this tab only)").fill(token)
+      await page.goto(`${guarded.workflow}/#/orgs`)
+      await expect.poll(() => alert(page).innerText(), { timeout: 10_000 })
+        .toBe("This server needs an API token: enter it at the top of the page.")
+      await page.getByLabel("API token").fill("not-the-token")
       await page.getByRole("button", { name: "Use" }).click()
+      await expect.poll(() => alert(page).innerText(), { timeout: 10_000 })
+        .toBe("The API token entered is not the one this server accepts: check it, and enter it again at the top of the page.")
+      await page.getByLabel("API token").fill(token)
+      await page.getByRole("button", { name: "Use" }).click()
+      await expect.poll(() => page.locator("main .list").innerText(), { timeout: 10_000 }).toBe("No organizations yet.")
+      await page.goto(`${guarded.workflow}/#/`)
       await onboard(page, { org: "Guarded Inc", person: "Tok En", start: "2025-01-01T09:00", end: "2026-01-01T09:00" })
-      const ids = await shownIds(page)
-      await page.locator("#result").getByRole("link", { name: ids["Organization"]! }).click()
-      await expect.poll(() => page.locator("main dl").innerText(), { timeout: 10_000 }).toContain("Guarded Inc")
+      await shownResult(page)
+      await page.locator("#result").getByRole("link", { name: "Guarded Inc" }).click()
+      expect(await (await recordValue(page, "Name")).innerText()).toBe("Guarded Inc")
     } finally {
       await stopProcess(guarded.running)
+    }
+  }, 90_000)
+
+  it("when another service's port cannot be reached, names the settings to check", async () => {
+    const { browser } = running
+    const nowhere = `http://127.0.0.1:${await freePort()}`
+    const split = await start({ ORG_SERVICE_URL: nowhere })
+    try {
+      const page = await browser.newPage()
+      await page.goto(`${split.workflow}/#/orgs`)
+      await expect.poll(() => alert(page).innerText(), { timeout: 10_000 }).toBe(
+        `Could not reach the org service at ${nowhere}. Check that CORS_ORIGINS on the org service includes this page's origin ` +
+          `(${split.workflow}), that the org service is running, and that ORG_SERVICE_URL on the workflow service is the ` +
+          `address browsers reach it at.`
+      )
+      // A record of another service still shows, with the org's id and why its name is missing.
+      const made = await onboardOverRest(split.workflow, { org: "Far Away", start: "2025-01-01T09:00:00Z", end: "2026-01-01T09:00:00Z" })
+      await page.goto(`${split.workflow}/#/profiles/${made.profileId}`)
+      const organization = await recordValue(page, "Organization")
+      await expect.poll(() => organization.innerText(), { timeout: 10_000 }).toContain(made.orgId)
+      expect(await organization.innerText()).toContain(`name not shown: Could not reach the org service at ${nowhere}.`)
+    } finally {
+      await stopProcess(split.running)
     }
   }, 90_000)
 })

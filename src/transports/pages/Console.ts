@@ -41,7 +41,20 @@ const projectDirectory = (() => {
 
 /** Every module main.js loads (Resources.ts holds only types: its imports are erased, it is never fetched). */
 const scripts: ReadonlyMap<string, Asset> = new Map(
-  ["main.js", "Api.js", "Dom.js", "Pages.js", "OnboardingPage.js", "Failure.js"].map((name) => [
+  [
+    "main.js",
+    "Api.js",
+    "Dates.js",
+    "Dom.js",
+    "Failure.js",
+    "Fields.js",
+    "ListPage.js",
+    "Lists.js",
+    "Names.js",
+    "OnboardingPage.js",
+    "RecordPages.js",
+    "Route.js"
+  ].map((name) => [
     name,
     asset(javascript, () => {
       const file = join(projectDirectory, "dist", "console", name)
@@ -56,17 +69,18 @@ const consolePage = page(
   `<link rel="stylesheet" href="/console/console.css">`,
   `<header>
   <a class="brand" href="#/">Onboarding console</a>
-  <nav aria-label="Pages">
+  <nav class="menu" aria-label="Menu">
     <a href="#/">Onboard</a>
     <a href="#/workflows">Workflow runs</a>
     <a href="#/orgs">Organizations</a>
     <a href="#/profiles">Profiles</a>
     <a href="#/licenses">Licenses</a>
   </nav>
-  <form id="token-form" aria-label="API token">
-    <label for="token">API token (if the server has one; kept in this tab only)</label>
-    <input id="token" name="token" type="password" autocomplete="off">
+  <form id="token-form" aria-label="API access">
+    <label for="token">API token</label>
+    <input id="token" name="token" type="password" autocomplete="off" aria-describedby="token-hint">
     <button type="submit">Use</button>
+    <p id="token-hint" class="hint">Only if the server has one; kept in this tab only.</p>
   </form>
 </header>
 <main id="view" tabindex="-1"><p>Loading…</p></main>
@@ -76,32 +90,57 @@ const consolePage = page(
 const styles = asset(css, () =>
   `:root { font-family: system-ui, sans-serif; line-height: 1.5; color: #1b1f24; background: #fff; }
 body { margin: 0; }
+/* Words break only where they may (spaces, hyphens): never "Stat us" in a narrow cell. */
+body, table, td, th { word-break: normal; overflow-wrap: normal; hyphens: manual; }
 header { display: flex; flex-wrap: wrap; gap: .5rem 1.5rem; align-items: center; padding: .75rem 1rem; background: #f4f5f7; border-bottom: 1px solid #d0d4da; }
 .brand { font-weight: 700; color: inherit; text-decoration: none; }
-nav { display: flex; flex-wrap: wrap; gap: .25rem 1rem; }
-nav a[aria-current="page"] { font-weight: 700; }
-#token-form { display: flex; flex-wrap: wrap; gap: .25rem .5rem; align-items: center; margin-left: auto; font-size: .9rem; }
-#token-form input { width: 12rem; max-width: 100%; }
-main { max-width: 60rem; margin: 0 auto; padding: 1rem; }
+nav.menu { display: flex; flex-wrap: wrap; gap: .25rem 1rem; }
+nav.menu a[aria-current="page"] { font-weight: 700; }
+#token-form { display: grid; grid-template-columns: auto minmax(0, 12rem) auto; gap: .25rem .5rem; align-items: center; margin-left: auto; font-size: .9rem; }
+#token-form .hint { grid-column: 1 / -1; font-size: .8rem; }
+main { max-width: 64rem; margin: 0 auto; padding: 1rem; }
+h1 { margin: .25rem 0 .75rem; font-size: 1.6rem; }
+h2 { font-size: 1.2rem; margin: 1.5rem 0 .5rem; }
 form { display: grid; gap: .75rem; max-width: 36rem; }
-form.lookup { grid-template-columns: 1fr auto; align-items: end; }
+form.inline { grid-template-columns: minmax(0, 1fr) auto; align-items: end; margin-bottom: .75rem; }
 .pair { display: grid; grid-template-columns: 1fr 1fr; gap: .75rem; }
-@media (max-width: 30rem) { .pair, form.lookup { grid-template-columns: 1fr; } }
-.field { display: grid; gap: .2rem; }
+@media (max-width: 30rem) { .pair, form.inline { grid-template-columns: 1fr; } #token-form { margin-left: 0; } }
+.field { display: grid; gap: .2rem; min-width: 0; }
 label { font-weight: 600; }
-input, button { font: inherit; padding: .45rem .6rem; border: 1px solid #8a929c; border-radius: 4px; min-width: 0; }
+.hint { margin: 0; font-size: .9rem; color: #4a525c; }
+input, select, button { font: inherit; padding: .45rem .6rem; border: 1px solid #8a929c; border-radius: 4px; min-width: 0; }
+select { background: #fff; }
 button { background: #0b5cad; color: #fff; border-color: #0b5cad; cursor: pointer; justify-self: start; }
 button[disabled] { opacity: .6; }
 :focus-visible { outline: 3px solid #f0b400; outline-offset: 2px; }
+/* A heading is focused when its page is drawn, for screen readers; it is not a control to outline. */
+h1[tabindex="-1"]:focus { outline: none; }
 input[aria-invalid="true"] { border-color: #b3261e; }
 .field-message, .error { color: #b3261e; margin: 0; }
 .field-message:empty { display: none; }
-dl.record { display: grid; grid-template-columns: max-content 1fr; gap: .25rem 1rem; }
-dl.record dd { margin: 0; overflow-wrap: anywhere; }
-table { border-collapse: collapse; width: 100%; }
-caption { text-align: left; font-weight: 600; }
-th, td { text-align: left; padding: .3rem .5rem; border-bottom: 1px solid #e1e4e8; overflow-wrap: anywhere; }
-.paging { display: flex; gap: .5rem; margin-top: .5rem; }
+.unnamed { color: #4a525c; }
+/* An id is one long word: small and fixed-width it fits 320 px; past that it may wrap at last. */
+code.id { font: .8rem ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; overflow-wrap: anywhere; }
+dl.record { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: .25rem 1rem; }
+dl.record dt { font-weight: 600; }
+dl.record dd { margin: 0; min-width: 0; }
+@media (max-width: 30rem) { dl.record { grid-template-columns: minmax(0, 1fr); gap: 0; } dl.record dd { margin-bottom: .5rem; } }
+table.rows { border-collapse: collapse; width: 100%; }
+caption { text-align: left; font-weight: 600; padding-bottom: .25rem; }
+th, td { text-align: left; vertical-align: top; padding: .35rem .5rem; border-bottom: 1px solid #e1e4e8; }
+/* On a phone each row is a card, each cell labelled by its column's heading. */
+@media (max-width: 40rem) {
+  table.rows, table.rows tbody, table.rows tr, table.rows td { display: block; width: auto; }
+  table.rows caption { display: block; }
+  table.rows thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); }
+  table.rows tr { border: 1px solid #e1e4e8; border-radius: 6px; padding: .25rem .5rem; margin-bottom: .5rem; }
+  table.rows td { border: 0; padding: .15rem 0; display: grid; grid-template-columns: 7rem minmax(0, 1fr); gap: .5rem; }
+  table.rows td::before { content: attr(data-label); font-weight: 600; }
+}
+.paging { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: center; margin-top: .75rem; }
+.paging-edge { color: #8a929c; }
+.paging-at { font-weight: 600; }
+.narrowed, .related { margin: .5rem 0; }
 `)
 
 /**

@@ -1,0 +1,86 @@
+import { rest, segment, type Services } from "./Api.js"
+import { period, when } from "./Dates.js"
+import { type Child, h, id, link, record } from "./Dom.js"
+import { failure } from "./Failure.js"
+import { orgLink, profileLink, withReason } from "./Names.js"
+import type { License, Org, Profile, Run } from "./Resources.js"
+import { href, recordHref } from "./Route.js"
+
+/**
+ * One record each, read from its own service, with the names of the records it refers to (read
+ * from theirs) as links, and the lists it leads to.
+ */
+
+const recordPage = (heading: string, what: string, show: () => Promise<ReadonlyArray<Child>>) => {
+  const shown = h("div", { "aria-live": "polite" }, h("p", {}, "Loading…"))
+  show().then(
+    (children) => shown.replaceChildren(...children.filter((child): child is Node | string => child !== undefined && child !== false)),
+    (error) => shown.replaceChildren(failure(error, what))
+  )
+  return h("section", {}, h("h1", { tabindex: "-1" }, heading), shown)
+}
+
+const related = (...links: ReadonlyArray<HTMLElement>) => h("p", { class: "related" }, ...links.flatMap((each, index) => (index === 0 ? [each] : [" · ", each])))
+
+export const orgPage = (services: Services, orgId: string) =>
+  recordPage("Organization", "organization", async () => {
+    const { org } = await rest<{ org: Org }>(services, "org", `/orgs/${segment(orgId)}`)
+    return [
+      record([["Name", org.name], ["Id", id(org.id)]]),
+      related(link(href("profiles", { org: org.id }), "Profiles in this organization"))
+    ]
+  })
+
+export const profilePage = (services: Services, profileId: string) =>
+  recordPage("Profile", "profile", async () => {
+    const { profile } = await rest<{ profile: Profile }>(services, "profile", `/profiles/${segment(profileId)}`)
+    const organization = await orgLink(services, profile.orgId)
+    return [
+      record([["Full name", profile.fullName], ["Organization", withReason(organization, "organization")], ["Id", id(profile.id)]]),
+      related(link(href("licenses", { user: profile.id }), "Licenses of this person"))
+    ]
+  })
+
+export const licensePage = (services: Services, licenseId: string) =>
+  recordPage("License", "license", async () => {
+    const { license } = await rest<{ license: License }>(services, "license", `/licenses/${segment(licenseId)}`)
+    const holder = await profileLink(services, license.userId)
+    return [
+      record([
+        ["Holder", withReason(holder, "holder")],
+        ["Starts", when(license.start)],
+        ["Ends", when(license.end)],
+        ["Id", id(license.id)]
+      ])
+    ]
+  })
+
+/** A run's license has no name: it is shown by its period, read from the license service. */
+const licenseLink = async (services: Services, licenseId: string): Promise<Child> => {
+  try {
+    const { license } = await rest<{ license: License }>(services, "license", `/licenses/${segment(licenseId)}`)
+    return link(recordHref("licenses", licenseId), period(license.start, license.end))
+  } catch (error) {
+    return h("span", {}, link(recordHref("licenses", licenseId), id(licenseId)), failure(error, "license"))
+  }
+}
+
+export const runPage = (services: Services, workflowId: string) =>
+  recordPage("Workflow run", "workflow run", async () => {
+    const { workflow: run } = await rest<{ workflow: Run }>(services, "workflow", `/workflow/workflows/onboarding/${segment(workflowId)}`)
+    const [organization, profile, license] = await Promise.all([
+      orgLink(services, run.orgId),
+      profileLink(services, run.profileId),
+      licenseLink(services, run.licenseId)
+    ])
+    return [
+      record([
+        ["Status", run.status],
+        ["Created", when(run.createdAt)],
+        ["Organization", withReason(organization, "organization")],
+        ["Profile", withReason(profile, "profile")],
+        ["License", license],
+        ["Workflow id", id(run.workflowId)]
+      ])
+    ]
+  })
