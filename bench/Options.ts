@@ -2,13 +2,16 @@ export const usage = `npm run bench [-- options]
 
 Measures every operation in every style (Connect JSON, Connect binary, gRPC, REST, GraphQL):
 requests/s and p50/p99 latency per concurrency, CPU per request, memory and start-up time of each
-process, and holds each row to its peer, the server a user would write by hand on the same libraries.
-With DATABASE_URL (a PostgreSQL server; the benchmark creates and drops its own database there)
-it runs one process per service and the baselines, --quick included: (a) node:http + pg, Node's
-floor; (b) connect-node + pg, the peer of Connect JSON, Connect binary, gRPC and of the workflow in
-every style; (c) pgbench; (d) HttpRouter + @effect/sql-pg, REST's peer; (e) graphql-js + pg,
-GraphQL's peer. The all-in-one process on the embedded database is started on a new data directory,
-then again on the same one, which is measured (not with --quick when DATABASE_URL is set).
+process, and holds each row to its peer, the minimal Effect service on the same libraries doing the
+same statements with nothing of ours (issue 28). With DATABASE_URL (a PostgreSQL server; the
+benchmark creates and drops its own database there) it runs one process per service and the
+baselines, --quick included. The peers the targets name: (d) HttpRouter + @effect/sql-pg, REST's;
+(f) connect-node + @effect/sql-pg through a ManagedRuntime, the peer of Connect JSON, Connect
+binary and gRPC; (g) graphql-js + @effect/sql-pg through a ManagedRuntime, GraphQL's. Reported
+beside them, not targeted: (a) node:http + pg, Node's floor; (b) connect-node + pg and (e)
+graphql-js + pg, the hand-written peers; (c) pgbench. The all-in-one process on the embedded
+database is started on a new data directory, then again on the same one, which is measured (not
+with --quick when DATABASE_URL is set).
 Needs wrk, h2load (Debian: wrk, nghttp2-client) and, with DATABASE_URL, pgbench.
 
 Options:
@@ -18,7 +21,7 @@ Options:
   --warmup=N        seconds of warm-up per scenario (default 2, 1 with --quick; whole seconds for wrk)
   --concurrency=L   comma-separated list (default 1,16,64)
   --only=REGEX      only scenarios whose "<Operation> <style>" matches, e.g. --only='GetOrg (rest|grpc)',
-                    and the baselines' that are their peers or (a)'s floor
+                    and the baselines' that are their peers ((d), (f), (g), and (b), (e)) or (a)'s floor
   --no-embedded     skip the all-in-one embedded run
   --no-baselines    skip the baselines (to compare two builds of the services; no peer ratios then)
   --help            this text

@@ -7,46 +7,56 @@ export const find = (results: Results, server: Server, operation: Operation, sty
     c.server === server && c.operation === operation && c.style === style && c.concurrency === concurrency
   )
 
-/** Who a cell of ours is held to: a server and the style of its cell. */
+/** Who a cell of ours is compared with: a server and the style of its cell. */
 export interface Peer {
   readonly server: Server
   readonly style: Style
 }
 
 /**
- * The peer a user would write by hand on the same libraries (the re-anchored targets): (b),
- * connect-node + pg, for Connect and gRPC in the same style; (d), HttpRouter + @effect/sql-pg, for
- * REST; (e), graphql-js + pg, for GraphQL. The workflow in every style is held to (b)'s workflow,
- * in the same style where (b) serves it, else over Connect JSON (neither (d) nor (e) is the
- * target's peer for it).
+ * The peer the targets name (issue 28): the minimal Effect service on the same libraries, doing
+ * the same statements with nothing of ours, in the same style. (f), connect-node + @effect/sql-pg
+ * through a ManagedRuntime, for Connect JSON, Connect binary and gRPC; (d), HttpRouter +
+ * @effect/sql-pg, for REST; (g), graphql-js + @effect/sql-pg through a ManagedRuntime, for
+ * GraphQL. Every operation, the workflow included: each of them serves it in its style.
  */
-export const peerOf = (operation: Operation, style: Style): Peer =>
-  operation === "CreateOnboardingWorkflow" || style === "connect-json" || style === "connect-binary" || style === "grpc"
-    ? { server: "b", style: style === "rest" || style === "graphql" ? "connect-json" : style }
-    : style === "rest"
-    ? { server: "d", style: "rest" }
-    : { server: "e", style: "graphql" }
+export const peerOf = (style: Style): Peer =>
+  style === "rest" ? { server: "d", style } : style === "graphql" ? { server: "g", style } : { server: "f", style }
+
+/**
+ * The hand-written peer without Effect, reported beside, not targeted: the distance to it is the
+ * price of Effect itself. (b), connect-node + pg, for Connect JSON, Connect binary and gRPC; (e),
+ * graphql-js + pg, for GraphQL; for REST, (a), the bare node:http + pg server that is also Node's
+ * floor for every style.
+ */
+export const handWrittenOf = (style: Style): Peer =>
+  style === "rest" ? { server: "a", style } : style === "graphql" ? { server: "e", style } : { server: "b", style }
+
+/** Node's floor, (a)'s REST server, for the same operation in every style. */
+export const floor: Peer = { server: "a", style: "rest" }
 
 export const peerLabel = (peer: Peer) => `(${peer.server}) ${peer.style}`
 
-const ratioOf = (ours: Measured | undefined, theirs: Measured | undefined) =>
-  ours === undefined || theirs === undefined ? undefined : ours.rps / theirs.rps
+const ratio = (ours: number | undefined, theirs: number | undefined) =>
+  ours === undefined || theirs === undefined || !(theirs > 0) ? undefined : ours / theirs
 
-/** Ours over the peer's req/s at one concurrency. */
-export const peerRatio = (results: Results, server: Server, operation: Operation, style: Style, concurrency: number) =>
-  ratioOf(
-    find(results, server, operation, style, concurrency)?.measured,
-    find(results, peerOf(operation, style).server, operation, peerOf(operation, style).style, concurrency)?.measured
+/** Ours over the other's req/s at one concurrency. */
+export const rateRatio = (results: Results, server: Server, operation: Operation, style: Cell["style"], peer: Peer, concurrency: number) =>
+  ratio(
+    find(results, server, operation, style, concurrency)?.measured.rps,
+    find(results, peer.server, operation, peer.style, concurrency)?.measured.rps
   )
 
-/** Ours over (a)'s req/s, the floor of Node and PostgreSQL: (a) serves REST only, the same operation. */
-export const floorRatio = (results: Results, server: Server, operation: Operation, style: Cell["style"], concurrency: number) =>
-  ratioOf(find(results, server, operation, style, concurrency)?.measured, find(results, "a", operation, "rest", concurrency)?.measured)
+/** Ours over the other's CPU µs per call of the serving process at one concurrency. */
+export const cpuRatio = (results: Results, server: Server, operation: Operation, style: Cell["style"], peer: Peer, concurrency: number) =>
+  ratio(
+    find(results, server, operation, style, concurrency)?.cpuMicrosPerRequest,
+    find(results, peer.server, operation, peer.style, concurrency)?.cpuMicrosPerRequest
+  )
 
-/** Ours over the peer's p99 at one concurrency: the latency target's figure. */
-export const p99Ratio = (results: Results, server: Server, operation: Operation, style: Style, concurrency: number) => {
-  const ours = find(results, server, operation, style, concurrency)?.measured
-  const peer = peerOf(operation, style)
-  const theirs = find(results, peer.server, operation, peer.style, concurrency)?.measured
-  return ours === undefined || theirs === undefined ? undefined : ours.p99Ms / theirs.p99Ms
+/** Ours over the other's p99 at one concurrency. */
+export const p99Ratio = (results: Results, server: Server, operation: Operation, style: Cell["style"], peer: Peer, concurrency: number) => {
+  const ours: Measured | undefined = find(results, server, operation, style, concurrency)?.measured
+  const theirs: Measured | undefined = find(results, peer.server, operation, peer.style, concurrency)?.measured
+  return ratio(ours?.p99Ms, theirs?.p99Ms)
 }

@@ -2,7 +2,7 @@ import type { Measured } from "./load/Measured.js"
 import type { Operation, Style } from "./Scenarios.js"
 
 /** Who served a measured cell: the services (per database mode) or one of the baselines. */
-export type Server = "services-pg" | "services-embedded" | "a" | "b" | "c" | "d" | "e"
+export type Server = "services-pg" | "services-embedded" | "a" | "b" | "c" | "d" | "e" | "f" | "g"
 
 export interface Cell {
   readonly server: Server

@@ -228,7 +228,7 @@ export const pgbenchWorkflowScript = (statements: Readonly<Record<string, string
   return [
     "\\set n random(1, 4611686018427387903)",
     "BEGIN;",
-    bind(at("claimRun"), [...ids, "'" + "0".repeat(64) + "'"]) + ";",
+    bind(at("claimRun"), [...ids, "'completed'", "'" + "0".repeat(64) + "'"]) + ";",
     bind(at("insertOrg"), [ids[1]!, `'${orgName}'`]) + ";",
     bind(at("insertProfile"), [ids[2]!, `'${fullName}'`, ids[1]!]) + ";",
     bind(at("insertLicense"), [ids[3]!, ids[2]!, `'${start}'`, `'${end}'`]) + ";",

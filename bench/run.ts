@@ -16,7 +16,7 @@ import { pgbench } from "./load/pgbench.js"
 import { wrk } from "./load/wrk.js"
 import { machine } from "./Machine.js"
 import { parseOptions, usage } from "./Options.js"
-import { peerOf } from "./Peers.js"
+import { handWrittenOf, peerOf } from "./Peers.js"
 import { cpuMicros, freePort, peakRss, rssMiB, start, type Started, stop } from "./Processes.js"
 import { report } from "./Report.js"
 import type { Cell, ProcessFigures, Results, Server } from "./Results.js"
@@ -33,6 +33,7 @@ import {
   type Style,
   styles
 } from "./Scenarios.js"
+import { statementsDrift } from "./StatementsCheck.js"
 import { createDatabase, dropDatabase } from "./TempDatabase.js"
 import { noFailedRequests, targets } from "./Targets.js"
 import { ensureTools } from "./Tools.js"
@@ -44,6 +45,12 @@ const options = parseOptions(process.argv.slice(2))
 if (options === "help") {
   console.log(usage)
   process.exit(0)
+}
+// The baselines must send exactly the services' statements, or they would not measure the same work.
+const drift = statementsDrift()
+if (drift.length > 0) {
+  console.error(`bench/baselines/statements.ts no longer holds the services' statements:\n${drift.join("\n")}`)
+  process.exit(2)
 }
 ensureTools((process.env["DATABASE_URL"] ?? "") !== "")
 const scratch = mkdtempSync(join(tmpdir(), "onboarding-bench-"))
@@ -66,17 +73,18 @@ const errorsLogged = (started: Started) => (started.output().match(/\bERROR\b|"l
 const warmed = new Set<string>()
 
 /**
- * Whether --only leaves a scenario in: ours when it matches; a baseline's also when it is the peer
- * of one of ours that matches, or (a)'s floor for its operation, so that every row's ratios fill in.
+ * Whether --only leaves a scenario in: ours when it matches; a baseline's also when it is the
+ * minimal Effect peer ((d), (f), (g)) or the hand-written peer ((b), (e)) of one of ours that
+ * matches, or (a)'s floor for its operation, so that every row's ratios fill in.
  */
 const wanted = (server: Server, operation: Operation, style: Style) => {
   const matches = (s: Style) => options.only === undefined || options.only.test(`${operation} ${s}`)
   if (matches(style)) return true
   if (server === "services-pg" || server === "services-embedded") return false
-  return styles.some((ours) => {
-    const peer = peerOf(operation, ours)
-    return matches(ours) && (server === "a" || (peer.server === server && peer.style === style))
-  })
+  return styles.some((ours) =>
+    matches(ours) &&
+    (server === "a" || [peerOf(ours), handWrittenOf(ours)].some((peer) => peer.server === server && peer.style === style))
+  )
 }
 
 /**
@@ -174,7 +182,8 @@ const onPostgres = async (serverUrl: string) => {
     }
 
     if (!options.baselines) return
-    // Every baseline runs under --quick too: (b), (d) and (e) are the peers the targets name, (a) the floor.
+    // Every baseline runs under --quick too: (d), (f) and (g) are the peers the targets name; (b), (e),
+    // (a) and (c) are reported beside them.
     const baseline = async (server: Server, title: string, script: string, work: (port: number, grpcPort: number) => Work) => {
       const [port, grpcPort] = [await freePort(), await freePort()]
       // Not started at all when --only leaves it nothing to serve.
@@ -193,11 +202,15 @@ const onPostgres = async (serverUrl: string) => {
       }
     }
     const at = (port: number) => `http://127.0.0.1:${port}`
+    const connectStyles = (port: number, grpcPort: number) =>
+      each(operations, { "connect-json": at(port), "connect-binary": at(port), grpc: at(grpcPort) })
     await baseline("a", "node:http + pg", "nodeHttpPg.js", (port) => each(operations, { rest: at(port) }))
-    await baseline("b", "connect-node + pg", "connectPg.js", (port, grpcPort) =>
-      each(operations, { "connect-json": at(port), "connect-binary": at(port), grpc: at(grpcPort) }))
+    await baseline("b", "connect-node + pg", "connectPg.js", connectStyles)
     await baseline("d", "HttpRouter + @effect/sql-pg", "effectRest.js", (port) => each(operations, { rest: at(port) }))
     await baseline("e", "graphql-js + pg", "graphqlPg.js", (port) => each(operations, { graphql: at(port) }))
+    await baseline("f", "connect-node + @effect/sql-pg, ManagedRuntime", "connectEffect.js", connectStyles)
+    await baseline("g", "graphql-js + @effect/sql-pg, ManagedRuntime", "graphqlEffect.js", (port) =>
+      each(operations, { graphql: at(port) }))
     if (options.only === undefined || options.only.test("CreateOnboardingWorkflow pgbench")) {
       log("baseline (c): pgbench")
       const script = pgbenchWorkflowScript(statements)

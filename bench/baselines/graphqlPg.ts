@@ -1,105 +1,16 @@
 /**
  * Baseline (e): GraphQL as a careful user would write it by hand on graphql-js 16, the peer of our
- * GraphQL style. Bare `node:http`, POST /graphql with a JSON body; graphql-js `parse`, `validate`
- * and `execute`, the parsed and validated document kept by its query text (clients send the same
- * few operations over and over, and parsing plus validating cost more than executing); resolvers on
- * the root value calling the same `pg` store as (a) and (b) (store.ts: same statements, same pool
- * size). No query limits, no body bound, no error table beyond a message per refusal.
- *
- * The schema is the services' own (src/transports/graphql/PortSchemas.ts), the four ports' SDL
- * written out here so as not to load the services' code: one process on one port serves all four,
- * since their Query and Mutation field names do not collide. The list fields are in the schema but
- * not answered: nothing measures them. Env: DATABASE_URL, PORT, DATABASE_POOL_SIZE (10).
+ * GraphQL style. Bare `node:http`, graphql-js `parse`, `validate` and `execute`, the parsed and
+ * validated document kept by its query text, the services' schema (graphqlServer.ts, shared with
+ * (g)); resolvers on the root value calling the same `pg` store as (a) and (b) (store.ts: same
+ * statements, same pool size). Env: DATABASE_URL, PORT, DATABASE_POOL_SIZE (10).
  */
-import { buildSchema, type DocumentNode, execute, type ExecutionResult, GraphQLError, parse, validate } from "graphql"
-import * as http from "node:http"
-import type { AddressInfo } from "node:net"
-import { type Created, openStore } from "./store.js"
+import { type Args, created, found, serveGraphql } from "./graphqlServer.js"
+import { openStore } from "./store.js"
 
 const store = openStore(process.env["DATABASE_URL"] ?? "", Number(process.env["DATABASE_POOL_SIZE"] ?? 10))
 
-// Kept in step with PortSchemas.ts by hand: org's port declares Query and Mutation, the others
-// extend them, so that each port's SDL reads as it does there.
-const schema = buildSchema(`
-type Org { id: ID!  name: String! }
-type GetOrgResponse { org: Org! }
-type CreateOrgResponse { org: Org! }
-input CreateOrgInput { id: ID!  name: String! }
-type ListOrgsResponse { orgs: [Org!]!  nextPageToken: String! }
-type Query {
-  org(id: ID!): GetOrgResponse
-  orgs(pageSize: Int, pageToken: String): ListOrgsResponse!
-}
-type Mutation { createOrg(input: CreateOrgInput!): CreateOrgResponse! }
-
-type Profile { id: ID!  fullName: String!  orgId: String! }
-type GetProfileResponse { profile: Profile! }
-type CreateProfileResponse { profile: Profile! }
-input CreateProfileInput { id: ID!  fullName: String!  orgId: String! }
-type ListProfilesResponse { profiles: [Profile!]!  nextPageToken: String! }
-extend type Query {
-  profile(id: ID!): GetProfileResponse
-  profiles(pageSize: Int, pageToken: String, orgId: String): ListProfilesResponse!
-}
-extend type Mutation { createProfile(input: CreateProfileInput!): CreateProfileResponse! }
-
-type License { id: ID!  start: String!  end: String!  userId: String! }
-type GetLicenseResponse { license: License! }
-type CreateLicenseResponse { license: License! }
-input CreateLicenseInput { id: ID!  start: String!  end: String!  userId: String! }
-type ListLicensesResponse { licenses: [License!]!  nextPageToken: String! }
-extend type Query {
-  license(id: ID!): GetLicenseResponse
-  licenses(pageSize: Int, pageToken: String, userId: String): ListLicensesResponse!
-}
-extend type Mutation { createLicense(input: CreateLicenseInput!): CreateLicenseResponse! }
-
-input WorkflowOptions { workflowId: String }
-input LicenseInput { start: String!  end: String! }
-input OrgInput { name: String! }
-input ProfileInput { fullName: String! }
-input CreateOnboardingWorkflowInput {
-  workflowOptions: WorkflowOptions
-  license: LicenseInput!
-  org: OrgInput!
-  profile: ProfileInput!
-}
-type CreateOnboardingWorkflowResponse { workflowId: String!  orgId: String!  profileId: String!  licenseId: String! }
-type OnboardingWorkflow {
-  workflowId: String!
-  orgId: String!
-  profileId: String!
-  licenseId: String!
-  status: String!
-  createdAt: String!
-}
-type ListOnboardingWorkflowsResponse { workflows: [OnboardingWorkflow!]!  nextPageToken: String! }
-extend type Query {
-  onboardingWorkflow(id: ID!): OnboardingWorkflow
-  onboardingWorkflows(pageSize: Int, pageToken: String, status: String): ListOnboardingWorkflowsResponse!
-}
-extend type Mutation { createOnboardingWorkflow(input: CreateOnboardingWorkflowInput!): CreateOnboardingWorkflowResponse! }
-`)
-
-type Args = Record<string, any>
-
-const created = async <A>(name: string, result: Promise<Created<A>>) => {
-  const outcome = await result
-  if (outcome.kind === "exists") throw new GraphQLError("already exists with other content", { extensions: { code: "ALREADY_EXISTS" } })
-  return { [name]: outcome.value }
-}
-
-const found = async <A>(name: string, row: Promise<A | undefined>) => {
-  const value = await row
-  return value === undefined ? null : { [name]: value }
-}
-
-const notMeasured = () => {
-  throw new GraphQLError("not part of the baseline", { extensions: { code: "UNIMPLEMENTED" } })
-}
-
-// graphql-js's default resolver calls a root value's function with (args, context, info).
-const rootValue = {
+serveGraphql({
   org: ({ id }: Args) => found("org", store.getOrg(id)),
   createOrg: ({ input }: Args) => created("org", store.createOrg({ id: input.id, name: input.name })),
   profile: ({ id }: Args) => found("profile", store.getProfile(id)),
@@ -114,77 +25,5 @@ const rootValue = {
       fullName: input.profile.fullName,
       start: input.license.start,
       end: input.license.end
-    }),
-  orgs: notMeasured,
-  profiles: notMeasured,
-  licenses: notMeasured,
-  onboardingWorkflow: notMeasured,
-  onboardingWorkflows: notMeasured
-}
-
-/** Valid documents by their text, as a hand-written server keeps them; bounded so it cannot grow without end. */
-const documents = new Map<string, DocumentNode>()
-
-const documentOf = (query: string): DocumentNode | ReadonlyArray<GraphQLError> => {
-  const known = documents.get(query)
-  if (known !== undefined) return known
-  let document: DocumentNode
-  try {
-    document = parse(query)
-  } catch (error) {
-    return [error as GraphQLError]
-  }
-  const errors = validate(schema, document)
-  if (errors.length > 0) return errors
-  if (documents.size >= 500) documents.delete(documents.keys().next().value!)
-  documents.set(query, document)
-  return document
-}
-
-const send = (response: http.ServerResponse, status: number, body: ExecutionResult) => {
-  const text = JSON.stringify(body)
-  response.writeHead(status, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(text) })
-  response.end(text)
-}
-
-const readText = (request: http.IncomingMessage): Promise<string> =>
-  new Promise((resolve, reject) => {
-    const chunks: Array<Buffer> = []
-    request.on("data", (chunk: Buffer) => chunks.push(chunk))
-    request.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")))
-    request.on("error", reject)
-  })
-
-const answer = async (request: http.IncomingMessage, response: http.ServerResponse) => {
-  if (request.method !== "POST" || request.url !== "/graphql") {
-    return send(response, 404, { errors: [new GraphQLError("POST /graphql only")] })
-  }
-  let params: { query?: unknown; variables?: unknown; operationName?: unknown }
-  try {
-    params = JSON.parse(await readText(request))
-  } catch {
-    return send(response, 400, { errors: [new GraphQLError("body is not JSON")] })
-  }
-  if (typeof params.query !== "string") return send(response, 400, { errors: [new GraphQLError("no query")] })
-  const document = documentOf(params.query)
-  if (!("kind" in document)) return send(response, 400, { errors: document })
-  const result = await execute({
-    schema,
-    document,
-    rootValue,
-    variableValues: params.variables as Record<string, unknown> | undefined,
-    operationName: typeof params.operationName === "string" ? params.operationName : undefined
-  })
-  // GraphQL over HTTP with application/json: 200 whenever execution began.
-  send(response, 200, result)
-}
-
-const server = http.createServer((request, response) => {
-  answer(request, response).catch((error: unknown) =>
-    send(response, 500, { errors: [new GraphQLError(`internal error: ${String(error)}`)] })
-  )
-})
-server.listen(Number(process.env["PORT"] ?? 0), "127.0.0.1", () => {
-  console.log(`listening on ${(server.address() as AddressInfo).port}`)
-})
-process.on("SIGTERM", () => server.close(() => void store.close()))
+    })
+}, () => store.close())

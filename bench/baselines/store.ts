@@ -1,9 +1,9 @@
 import { createHash, randomUUID } from "node:crypto"
 import pg from "pg"
-import { statements } from "./statements.js"
+import { completed, statements } from "./statements.js"
 
 /**
- * The data access a hand-written service would have, shared by baselines (a) and (b): the same
+ * The data access a hand-written service would have, shared by baselines (a), (b) and (e): the same
  * statements as the services, on a `pg` pool of the same size, with the same create semantics
  * (insert; on conflict read back and compare). No validation beyond what the database enforces.
  */
@@ -41,6 +41,24 @@ export interface WorkflowIds {
 export const sameFields = (a: object, b: object) =>
   Object.entries(a).every(([key, value]) => (b as Record<string, unknown>)[key] === value)
 
+/** A new run's ids, made by the server as the services make them. */
+export const newWorkflowIds = (): WorkflowIds => ({
+  workflowId: randomUUID(),
+  orgId: randomUUID(),
+  profileId: randomUUID(),
+  licenseId: randomUUID()
+})
+
+/** `claimRun`'s parameters: the run's ids, its status, and the request's fingerprint (SHA-256 of its content). */
+export const claimRunValues = (ids: WorkflowIds, input: WorkflowInput): ReadonlyArray<unknown> => [
+  ids.workflowId,
+  ids.orgId,
+  ids.profileId,
+  ids.licenseId,
+  completed,
+  createHash("sha256").update(JSON.stringify([input.orgName, input.fullName, input.start, input.end])).digest("hex")
+]
+
 export const openStore = (databaseUrl: string, poolSize: number) => {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: poolSize, application_name: "bench-baseline" })
 
@@ -70,14 +88,11 @@ export const openStore = (databaseUrl: string, poolSize: number) => {
 
     /** The workflow's transaction: claim the run row, then the three rows; ids made here. */
     createWorkflow: async (input: WorkflowInput): Promise<WorkflowIds> => {
-      const ids = { workflowId: randomUUID(), orgId: randomUUID(), profileId: randomUUID(), licenseId: randomUUID() }
-      const fingerprint = createHash("sha256")
-        .update(JSON.stringify([input.orgName, input.fullName, input.start, input.end]))
-        .digest("hex")
+      const ids = newWorkflowIds()
       const client = await pool.connect()
       try {
         await client.query("BEGIN")
-        await client.query(statements.claimRun, [ids.workflowId, ids.orgId, ids.profileId, ids.licenseId, fingerprint])
+        await client.query(statements.claimRun, claimRunValues(ids, input) as Array<unknown>)
         await client.query(statements.insertOrg, [ids.orgId, input.orgName])
         await client.query(statements.insertProfile, [ids.profileId, input.fullName, ids.orgId])
         await client.query(statements.insertLicense, [ids.licenseId, ids.profileId, input.start, input.end])

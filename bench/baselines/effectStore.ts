@@ -1,0 +1,80 @@
+/**
+ * The same data access as store.ts, on `@effect/sql-pg`: the minimal Effect peers (d), (f) and (g)
+ * send the services' statements (statements.ts) through `sql.unsafe`, with the same create
+ * semantics (insert; when the id is taken, read it back and compare) and the workflow's four
+ * inserts in one `sql.withTransaction`. Nothing else: no validation, no error table, no budget,
+ * retries, limits or telemetry of ours. Built once (`makeEffectStore`, which takes the SqlClient
+ * from its context); each operation is then an Effect needing nothing more.
+ */
+import * as PgClient from "@effect/sql-pg/PgClient"
+import * as SqlClient from "@effect/sql/SqlClient"
+import { Effect, Layer, Redacted } from "effect"
+import { statements } from "./statements.js"
+import {
+  claimRunValues,
+  type Created,
+  type LicenseRow,
+  newWorkflowIds,
+  type OrgRow,
+  type ProfileRow,
+  sameFields,
+  type WorkflowInput
+} from "./store.js"
+
+/** The pool as (d) has always made it: tracing off, as in the services' default. */
+export const pgLayer = Layer.merge(
+  PgClient.layer({
+    url: Redacted.make(process.env["DATABASE_URL"] ?? ""),
+    maxConnections: Number(process.env["DATABASE_POOL_SIZE"] ?? 10),
+    applicationName: "bench-baseline"
+  }),
+  Layer.setTracerEnabled(false)
+)
+
+/** The rows an insert wrote, from `pg`'s result. */
+const rowCount = (result: unknown) => (result as { readonly rowCount: number | null }).rowCount ?? 0
+
+export const makeEffectStore = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+
+  const first = <A extends object>(text: string, values: ReadonlyArray<unknown>) =>
+    Effect.map(sql.unsafe<A>(text, values), (rows): A | undefined => rows[0])
+
+  const insertOrReplay = <A extends { readonly id: string }>(
+    insert: string,
+    values: ReadonlyArray<unknown>,
+    select: string,
+    value: A
+  ) =>
+    Effect.gen(function*() {
+      if (rowCount(yield* sql.unsafe(insert, values).raw) === 1) return { kind: "ok", value } as Created<A>
+      const stored = yield* first<A>(select, [value.id])
+      return (stored !== undefined && sameFields(value, stored) ? { kind: "ok", value: stored } : { kind: "exists" }) as Created<A>
+    })
+
+  return {
+    createOrg: (org: OrgRow) => insertOrReplay(statements.insertOrg, [org.id, org.name], statements.selectOrg, org),
+    getOrg: (id: string) => first<OrgRow>(statements.selectOrg, [id]),
+    createProfile: (p: ProfileRow) =>
+      insertOrReplay(statements.insertProfile, [p.id, p.fullName, p.orgId], statements.selectProfile, p),
+    getProfile: (id: string) => first<ProfileRow>(statements.selectProfile, [id]),
+    createLicense: (l: LicenseRow) =>
+      insertOrReplay(statements.insertLicense, [l.id, l.userId, l.start, l.end], statements.selectLicense, l),
+    getLicense: (id: string) => first<LicenseRow>(statements.selectLicense, [id]),
+
+    /** The workflow's transaction: claim the run row, then the three rows; ids made here. */
+    createWorkflow: (input: WorkflowInput) =>
+      Effect.suspend(() => {
+        const ids = newWorkflowIds()
+        return sql.withTransaction(Effect.gen(function*() {
+          yield* sql.unsafe(statements.claimRun, claimRunValues(ids, input)).raw
+          yield* sql.unsafe(statements.insertOrg, [ids.orgId, input.orgName]).raw
+          yield* sql.unsafe(statements.insertProfile, [ids.profileId, input.fullName, ids.orgId]).raw
+          yield* sql.unsafe(statements.insertLicense, [ids.licenseId, ids.profileId, input.start, input.end]).raw
+          return ids
+        }))
+      })
+  } as const
+})
+
+export type EffectStore = Effect.Effect.Success<typeof makeEffectStore>
