@@ -1,13 +1,25 @@
-import { create, createRegistry, type DescFile, toBinary } from "@bufbuild/protobuf"
-import { FileDescriptorProtoSchema } from "@bufbuild/protobuf/wkt"
+import { create, createRegistry, type DescFile, fromBinary, toBinary } from "@bufbuild/protobuf"
+import { base64Decode } from "@bufbuild/protobuf/wire"
+import { type FileDescriptorProto, FileDescriptorProtoSchema, FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt"
 import type { ServiceImpl } from "@connectrpc/connect"
+import { fileDescriptorSetWithSourceInfo } from "../../gen/source_info_pb.js"
 import * as v1 from "../../gen/grpc/reflection/v1/reflection_pb.js"
 import * as v1alpha from "../../gen/grpc/reflection/v1alpha/reflection_pb.js"
 
 /**
  * gRPC server reflection (v1 and v1alpha: grpcurl and older clients still ask for v1alpha), answered
- * from the descriptors that the generated code already embeds, so clients need no .proto files.
+ * from the descriptors the generated code embeds, so clients need no .proto files. protoc-gen-es
+ * embeds them without their comments; `npm run generate` also writes the same files' descriptors
+ * with their source info (gen/source_info_pb.ts), and those are what a file's answer carries, so
+ * a client shows each RPC's and field's comment: the description declared in the domain and the
+ * operations tables (test/transports/proto-comments.test.ts). A file without them (the
+ * well-known types) is served as embedded.
  */
+
+/** The descriptors with source info, by file name; each describes what the generated code does (the same .proto, one `npm run generate`). */
+export const withSourceInfo: ReadonlyMap<string, FileDescriptorProto> = new Map(
+  fromBinary(FileDescriptorSetSchema, base64Decode(fileDescriptorSetWithSourceInfo)).file.map((file) => [file.name, file])
+)
 
 type Request = v1.ServerReflectionRequest | v1alpha.ServerReflectionRequest
 type ResponseBody = v1.ServerReflectionResponse["messageResponse"]
@@ -36,7 +48,9 @@ const makeAnswer = (files: ReadonlyArray<DescFile>, serviceNames: ReadonlyArray<
   const fileResponse = (file: DescFile): ResponseBody => ({
     case: "fileDescriptorResponse",
     value: create(v1.FileDescriptorResponseSchema, {
-      fileDescriptorProto: [...withDependencies([file]).values()].map((f) => toBinary(FileDescriptorProtoSchema, f.proto))
+      fileDescriptorProto: [...withDependencies([file]).values()].map((f) =>
+        toBinary(FileDescriptorProtoSchema, withSourceInfo.get(f.proto.name) ?? f.proto)
+      )
     })
   })
 

@@ -19,23 +19,29 @@ export const file_license_v1beta1_license: GenFile = /*@__PURE__*/
  */
 export type License = Message<"license.v1beta1.License"> & {
   /**
+   * the license's id: a UUID the caller chooses
+   *
    * @generated from field: string id = 1;
    */
   id: string;
 
   /**
+   * when the license starts: an RFC 3339 time, written back in UTC
+   *
    * @generated from field: google.protobuf.Timestamp start = 2;
    */
   start?: Timestamp | undefined;
 
   /**
-   * Strictly after start.
+   * when the license ends: an RFC 3339 time after start, written back in UTC
    *
    * @generated from field: google.protobuf.Timestamp end = 3;
    */
   end?: Timestamp | undefined;
 
   /**
+   * the profile (person) that holds the license (a UUID)
+   *
    * @generated from field: string user_id = 4;
    */
   userId: string;
@@ -53,21 +59,29 @@ export const LicenseSchema: GenMessage<License> = /*@__PURE__*/
  */
 export type CreateLicenseRequest = Message<"license.v1beta1.CreateLicenseRequest"> & {
   /**
+   * the license's id: a UUID the caller chooses
+   *
    * @generated from field: string id = 1;
    */
   id: string;
 
   /**
+   * when the license starts: an RFC 3339 time, written back in UTC
+   *
    * @generated from field: google.protobuf.Timestamp start = 2;
    */
   start?: Timestamp | undefined;
 
   /**
+   * when the license ends: an RFC 3339 time after start, written back in UTC
+   *
    * @generated from field: google.protobuf.Timestamp end = 3;
    */
   end?: Timestamp | undefined;
 
   /**
+   * the profile (person) that holds the license (a UUID)
+   *
    * @generated from field: string user_id = 4;
    */
   userId: string;
@@ -85,6 +99,8 @@ export const CreateLicenseRequestSchema: GenMessage<CreateLicenseRequest> = /*@_
  */
 export type CreateLicenseResponse = Message<"license.v1beta1.CreateLicenseResponse"> & {
   /**
+   * A license held by a profile for a period; end is after start
+   *
    * @generated from field: license.v1beta1.License license = 1;
    */
   license?: License | undefined;
@@ -102,6 +118,8 @@ export const CreateLicenseResponseSchema: GenMessage<CreateLicenseResponse> = /*
  */
 export type GetLicenseRequest = Message<"license.v1beta1.GetLicenseRequest"> & {
   /**
+   * the license's id (a UUID)
+   *
    * @generated from field: string id = 1;
    */
   id: string;
@@ -119,6 +137,8 @@ export const GetLicenseRequestSchema: GenMessage<GetLicenseRequest> = /*@__PURE_
  */
 export type GetLicenseResponse = Message<"license.v1beta1.GetLicenseResponse"> & {
   /**
+   * A license held by a profile for a period; end is after start
+   *
    * @generated from field: license.v1beta1.License license = 1;
    */
   license?: License | undefined;
@@ -136,21 +156,21 @@ export const GetLicenseResponseSchema: GenMessage<GetLicenseResponse> = /*@__PUR
  */
 export type ListLicensesRequest = Message<"license.v1beta1.ListLicensesRequest"> & {
   /**
-   * 0 or absent: 20. At most 100.
+   * rows per page: 1 to 100; 0 or absent means 20
    *
    * @generated from field: int32 page_size = 1;
    */
   pageSize: number;
 
   /**
-   * The next_page_token of the previous page; empty for the first page. Bound to the filter.
+   * the nextPageToken of the previous page; absent or empty for the first page
    *
    * @generated from field: string page_token = 2;
    */
   pageToken: string;
 
   /**
-   * Optional: only the licenses of this user (a UUID).
+   * only the licenses of this user (a UUID)
    *
    * @generated from field: string user_id = 3;
    */
@@ -169,12 +189,14 @@ export const ListLicensesRequestSchema: GenMessage<ListLicensesRequest> = /*@__P
  */
 export type ListLicensesResponse = Message<"license.v1beta1.ListLicensesResponse"> & {
   /**
+   * this page of licenses, newest first
+   *
    * @generated from field: repeated license.v1beta1.License licenses = 1;
    */
   licenses: License[];
 
   /**
-   * Empty on the last page.
+   * the pageToken of the next page; empty on the last page
    *
    * @generated from field: string next_page_token = 2;
    */
@@ -195,7 +217,8 @@ export const ListLicensesResponseSchema: GenMessage<ListLicensesResponse> = /*@_
  */
 export const LicenseService: GenService<{
   /**
-   * Creates a license under the caller's id. Repeating it with the same content is safe.
+   * Creates a license for a profile under the caller's id; the same request again answers the same
+   * license
    *
    * @generated from rpc license.v1beta1.LicenseService.CreateLicense
    */
@@ -205,6 +228,8 @@ export const LicenseService: GenService<{
     output: typeof CreateLicenseResponseSchema;
   },
   /**
+   * Reads one license by its id
+   *
    * @generated from rpc license.v1beta1.LicenseService.GetLicense
    */
   getLicense: {
@@ -213,7 +238,7 @@ export const LicenseService: GenService<{
     output: typeof GetLicenseResponseSchema;
   },
   /**
-   * Licenses, newest first, a page at a time (AIP-158); optionally only one user's.
+   * Lists licenses, newest first, a page at a time, optionally only those of one user
    *
    * @generated from rpc license.v1beta1.LicenseService.ListLicenses
    */

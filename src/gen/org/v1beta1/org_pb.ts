@@ -17,11 +17,15 @@ export const file_org_v1beta1_org: GenFile = /*@__PURE__*/
  */
 export type Org = Message<"org.v1beta1.Org"> & {
   /**
+   * the org's id: a UUID the caller chooses
+   *
    * @generated from field: string id = 1;
    */
   id: string;
 
   /**
+   * the org's display name: 1 to 200 characters, at least one of them visible
+   *
    * @generated from field: string name = 2;
    */
   name: string;
@@ -39,11 +43,15 @@ export const OrgSchema: GenMessage<Org> = /*@__PURE__*/
  */
 export type CreateOrgRequest = Message<"org.v1beta1.CreateOrgRequest"> & {
   /**
+   * the org's id: a UUID the caller chooses
+   *
    * @generated from field: string id = 1;
    */
   id: string;
 
   /**
+   * the org's display name: 1 to 200 characters, at least one of them visible
+   *
    * @generated from field: string name = 2;
    */
   name: string;
@@ -61,6 +69,8 @@ export const CreateOrgRequestSchema: GenMessage<CreateOrgRequest> = /*@__PURE__*
  */
 export type CreateOrgResponse = Message<"org.v1beta1.CreateOrgResponse"> & {
   /**
+   * An organization: a customer being onboarded
+   *
    * @generated from field: org.v1beta1.Org org = 1;
    */
   org?: Org | undefined;
@@ -78,6 +88,8 @@ export const CreateOrgResponseSchema: GenMessage<CreateOrgResponse> = /*@__PURE_
  */
 export type GetOrgRequest = Message<"org.v1beta1.GetOrgRequest"> & {
   /**
+   * the org's id (a UUID)
+   *
    * @generated from field: string id = 1;
    */
   id: string;
@@ -95,6 +107,8 @@ export const GetOrgRequestSchema: GenMessage<GetOrgRequest> = /*@__PURE__*/
  */
 export type GetOrgResponse = Message<"org.v1beta1.GetOrgResponse"> & {
   /**
+   * An organization: a customer being onboarded
+   *
    * @generated from field: org.v1beta1.Org org = 1;
    */
   org?: Org | undefined;
@@ -112,14 +126,14 @@ export const GetOrgResponseSchema: GenMessage<GetOrgResponse> = /*@__PURE__*/
  */
 export type ListOrgsRequest = Message<"org.v1beta1.ListOrgsRequest"> & {
   /**
-   * 0 or absent: 20. At most 100.
+   * rows per page: 1 to 100; 0 or absent means 20
    *
    * @generated from field: int32 page_size = 1;
    */
   pageSize: number;
 
   /**
-   * The next_page_token of the previous page; empty for the first page. Bound to the filter.
+   * the nextPageToken of the previous page; absent or empty for the first page
    *
    * @generated from field: string page_token = 2;
    */
@@ -138,12 +152,14 @@ export const ListOrgsRequestSchema: GenMessage<ListOrgsRequest> = /*@__PURE__*/
  */
 export type ListOrgsResponse = Message<"org.v1beta1.ListOrgsResponse"> & {
   /**
+   * this page of orgs, newest first
+   *
    * @generated from field: repeated org.v1beta1.Org orgs = 1;
    */
   orgs: Org[];
 
   /**
-   * Empty on the last page.
+   * the pageToken of the next page; empty on the last page
    *
    * @generated from field: string next_page_token = 2;
    */
@@ -164,7 +180,7 @@ export const ListOrgsResponseSchema: GenMessage<ListOrgsResponse> = /*@__PURE__*
  */
 export const OrgService: GenService<{
   /**
-   * Creates an org under the caller's id. Repeating it with the same content is safe.
+   * Creates an org under the caller's id; the same request again answers the same org
    *
    * @generated from rpc org.v1beta1.OrgService.CreateOrg
    */
@@ -174,6 +190,8 @@ export const OrgService: GenService<{
     output: typeof CreateOrgResponseSchema;
   },
   /**
+   * Reads one org by its id
+   *
    * @generated from rpc org.v1beta1.OrgService.GetOrg
    */
   getOrg: {
@@ -182,7 +200,7 @@ export const OrgService: GenService<{
     output: typeof GetOrgResponseSchema;
   },
   /**
-   * Orgs, newest first, a page at a time (AIP-158).
+   * Lists orgs, newest first, a page at a time
    *
    * @generated from rpc org.v1beta1.OrgService.ListOrgs
    */

@@ -17,16 +17,22 @@ export const file_profile_v1beta1_profile: GenFile = /*@__PURE__*/
  */
 export type Profile = Message<"profile.v1beta1.Profile"> & {
   /**
+   * the profile's id: a UUID the caller chooses
+   *
    * @generated from field: string id = 1;
    */
   id: string;
 
   /**
+   * the person's full name: 1 to 200 characters, at least one of them visible
+   *
    * @generated from field: string full_name = 2;
    */
   fullName: string;
 
   /**
+   * the org the person belongs to (a UUID)
+   *
    * @generated from field: string org_id = 3;
    */
   orgId: string;
@@ -44,16 +50,22 @@ export const ProfileSchema: GenMessage<Profile> = /*@__PURE__*/
  */
 export type CreateProfileRequest = Message<"profile.v1beta1.CreateProfileRequest"> & {
   /**
+   * the profile's id: a UUID the caller chooses
+   *
    * @generated from field: string id = 1;
    */
   id: string;
 
   /**
+   * the person's full name: 1 to 200 characters, at least one of them visible
+   *
    * @generated from field: string full_name = 2;
    */
   fullName: string;
 
   /**
+   * the org the person belongs to (a UUID)
+   *
    * @generated from field: string org_id = 3;
    */
   orgId: string;
@@ -71,6 +83,8 @@ export const CreateProfileRequestSchema: GenMessage<CreateProfileRequest> = /*@_
  */
 export type CreateProfileResponse = Message<"profile.v1beta1.CreateProfileResponse"> & {
   /**
+   * A person in an org
+   *
    * @generated from field: profile.v1beta1.Profile profile = 1;
    */
   profile?: Profile | undefined;
@@ -88,6 +102,8 @@ export const CreateProfileResponseSchema: GenMessage<CreateProfileResponse> = /*
  */
 export type GetProfileRequest = Message<"profile.v1beta1.GetProfileRequest"> & {
   /**
+   * the profile's id (a UUID)
+   *
    * @generated from field: string id = 1;
    */
   id: string;
@@ -105,6 +121,8 @@ export const GetProfileRequestSchema: GenMessage<GetProfileRequest> = /*@__PURE_
  */
 export type GetProfileResponse = Message<"profile.v1beta1.GetProfileResponse"> & {
   /**
+   * A person in an org
+   *
    * @generated from field: profile.v1beta1.Profile profile = 1;
    */
   profile?: Profile | undefined;
@@ -122,21 +140,21 @@ export const GetProfileResponseSchema: GenMessage<GetProfileResponse> = /*@__PUR
  */
 export type ListProfilesRequest = Message<"profile.v1beta1.ListProfilesRequest"> & {
   /**
-   * 0 or absent: 20. At most 100.
+   * rows per page: 1 to 100; 0 or absent means 20
    *
    * @generated from field: int32 page_size = 1;
    */
   pageSize: number;
 
   /**
-   * The next_page_token of the previous page; empty for the first page. Bound to the filter.
+   * the nextPageToken of the previous page; absent or empty for the first page
    *
    * @generated from field: string page_token = 2;
    */
   pageToken: string;
 
   /**
-   * Optional: only the profiles of this org (a UUID).
+   * only the profiles of this org (a UUID)
    *
    * @generated from field: string org_id = 3;
    */
@@ -155,12 +173,14 @@ export const ListProfilesRequestSchema: GenMessage<ListProfilesRequest> = /*@__P
  */
 export type ListProfilesResponse = Message<"profile.v1beta1.ListProfilesResponse"> & {
   /**
+   * this page of profiles, newest first
+   *
    * @generated from field: repeated profile.v1beta1.Profile profiles = 1;
    */
   profiles: Profile[];
 
   /**
-   * Empty on the last page.
+   * the pageToken of the next page; empty on the last page
    *
    * @generated from field: string next_page_token = 2;
    */
@@ -181,7 +201,8 @@ export const ListProfilesResponseSchema: GenMessage<ListProfilesResponse> = /*@_
  */
 export const ProfileService: GenService<{
   /**
-   * Creates a profile under the caller's id. Repeating it with the same content is safe.
+   * Creates a profile (a person in an org) under the caller's id; the same request again answers
+   * the same profile
    *
    * @generated from rpc profile.v1beta1.ProfileService.CreateProfile
    */
@@ -191,6 +212,8 @@ export const ProfileService: GenService<{
     output: typeof CreateProfileResponseSchema;
   },
   /**
+   * Reads one profile by its id
+   *
    * @generated from rpc profile.v1beta1.ProfileService.GetProfile
    */
   getProfile: {
@@ -199,7 +222,7 @@ export const ProfileService: GenService<{
     output: typeof GetProfileResponseSchema;
   },
   /**
-   * Profiles, newest first, a page at a time (AIP-158); optionally only one org's.
+   * Lists profiles, newest first, a page at a time, optionally only those of one org
    *
    * @generated from rpc profile.v1beta1.ProfileService.ListProfiles
    */

@@ -19,21 +19,29 @@ export const file_workflow_v1beta1_workflow: GenFile = /*@__PURE__*/
  */
 export type CreateOnboardingWorkflowRequest = Message<"workflow.v1beta1.CreateOnboardingWorkflowRequest"> & {
   /**
+   * how the workflow runs (its idempotency key); may be left out
+   *
    * @generated from field: workflow.v1beta1.WorkflowOptions workflow_options = 1;
    */
   workflowOptions?: WorkflowOptions | undefined;
 
   /**
+   * The license the new profile is given
+   *
    * @generated from field: workflow.v1beta1.License license = 2;
    */
   license?: License | undefined;
 
   /**
+   * The org to create
+   *
    * @generated from field: workflow.v1beta1.Org org = 3;
    */
   org?: Org | undefined;
 
   /**
+   * The profile to create in the new org
+   *
    * @generated from field: workflow.v1beta1.Profile profile = 4;
    */
   profile?: Profile | undefined;
@@ -51,7 +59,8 @@ export const CreateOnboardingWorkflowRequestSchema: GenMessage<CreateOnboardingW
  */
 export type WorkflowOptions = Message<"workflow.v1beta1.WorkflowOptions"> & {
   /**
-   * Optional UUID; makes the request idempotent.
+   * the caller's idempotency key (a UUID): a repeat with the same request answers the first run;
+   * absent, empty or null: the service makes one
    *
    * @generated from field: string workflow_id = 1;
    */
@@ -72,11 +81,15 @@ export const WorkflowOptionsSchema: GenMessage<WorkflowOptions> = /*@__PURE__*/
  */
 export type License = Message<"workflow.v1beta1.License"> & {
   /**
+   * when the license starts: an RFC 3339 time
+   *
    * @generated from field: google.protobuf.Timestamp start = 1;
    */
   start?: Timestamp | undefined;
 
   /**
+   * when the license ends: an RFC 3339 time after start
+   *
    * @generated from field: google.protobuf.Timestamp end = 2;
    */
   end?: Timestamp | undefined;
@@ -94,6 +107,8 @@ export const LicenseSchema: GenMessage<License> = /*@__PURE__*/
  */
 export type Org = Message<"workflow.v1beta1.Org"> & {
   /**
+   * the new org's display name: 1 to 200 characters, at least one of them visible
+   *
    * @generated from field: string name = 1;
    */
   name: string;
@@ -113,6 +128,8 @@ export const OrgSchema: GenMessage<Org> = /*@__PURE__*/
  */
 export type Profile = Message<"workflow.v1beta1.Profile"> & {
   /**
+   * the new person's full name: 1 to 200 characters, at least one of them visible
+   *
    * @generated from field: string full_name = 1;
    */
   fullName: string;
@@ -130,21 +147,29 @@ export const ProfileSchema: GenMessage<Profile> = /*@__PURE__*/
  */
 export type CreateOnboardingWorkflowResponse = Message<"workflow.v1beta1.CreateOnboardingWorkflowResponse"> & {
   /**
+   * the run's id: the caller's idempotency key, or the one the service made
+   *
    * @generated from field: string workflow_id = 1;
    */
   workflowId: string;
 
   /**
+   * the org the run created
+   *
    * @generated from field: string org_id = 2;
    */
   orgId: string;
 
   /**
+   * the profile the run created, in that org
+   *
    * @generated from field: string profile_id = 3;
    */
   profileId: string;
 
   /**
+   * the license the run created, held by that profile
+   *
    * @generated from field: string license_id = 4;
    */
   licenseId: string;
@@ -162,6 +187,8 @@ export const CreateOnboardingWorkflowResponseSchema: GenMessage<CreateOnboarding
  */
 export type GetOnboardingWorkflowRequest = Message<"workflow.v1beta1.GetOnboardingWorkflowRequest"> & {
   /**
+   * the run's id (a UUID)
+   *
    * @generated from field: string workflow_id = 1;
    */
   workflowId: string;
@@ -181,33 +208,43 @@ export const GetOnboardingWorkflowRequestSchema: GenMessage<GetOnboardingWorkflo
  */
 export type OnboardingWorkflow = Message<"workflow.v1beta1.OnboardingWorkflow"> & {
   /**
+   * the run's id: the caller's idempotency key, or the one the service made
+   *
    * @generated from field: string workflow_id = 1;
    */
   workflowId: string;
 
   /**
+   * the org the run created
+   *
    * @generated from field: string org_id = 2;
    */
   orgId: string;
 
   /**
+   * the profile the run created, in that org
+   *
    * @generated from field: string profile_id = 3;
    */
   profileId: string;
 
   /**
+   * the license the run created, held by that profile
+   *
    * @generated from field: string license_id = 4;
    */
   licenseId: string;
 
   /**
-   * Always "completed": a run is recorded in the transaction that creates its records.
+   * completed: a run is recorded with its three records, never before
    *
    * @generated from field: string status = 5;
    */
   status: string;
 
   /**
+   * when the run committed, in UTC
+   *
    * @generated from field: google.protobuf.Timestamp created_at = 6;
    */
   createdAt?: Timestamp | undefined;
@@ -225,6 +262,8 @@ export const OnboardingWorkflowSchema: GenMessage<OnboardingWorkflow> = /*@__PUR
  */
 export type GetOnboardingWorkflowResponse = Message<"workflow.v1beta1.GetOnboardingWorkflowResponse"> & {
   /**
+   * The durable record of one onboarding run
+   *
    * @generated from field: workflow.v1beta1.OnboardingWorkflow workflow = 1;
    */
   workflow?: OnboardingWorkflow | undefined;
@@ -242,21 +281,21 @@ export const GetOnboardingWorkflowResponseSchema: GenMessage<GetOnboardingWorkfl
  */
 export type ListOnboardingWorkflowsRequest = Message<"workflow.v1beta1.ListOnboardingWorkflowsRequest"> & {
   /**
-   * 0 or absent: 20. At most 100.
+   * rows per page: 1 to 100; 0 or absent means 20
    *
    * @generated from field: int32 page_size = 1;
    */
   pageSize: number;
 
   /**
-   * The next_page_token of the previous page; empty for the first page. Bound to the filter.
+   * the nextPageToken of the previous page; absent or empty for the first page
    *
    * @generated from field: string page_token = 2;
    */
   pageToken: string;
 
   /**
-   * Optional: only the runs with this status ("completed").
+   * only the runs with this status (completed)
    *
    * @generated from field: string status = 3;
    */
@@ -275,12 +314,14 @@ export const ListOnboardingWorkflowsRequestSchema: GenMessage<ListOnboardingWork
  */
 export type ListOnboardingWorkflowsResponse = Message<"workflow.v1beta1.ListOnboardingWorkflowsResponse"> & {
   /**
+   * this page of runs, newest first
+   *
    * @generated from field: repeated workflow.v1beta1.OnboardingWorkflow workflows = 1;
    */
   workflows: OnboardingWorkflow[];
 
   /**
-   * Empty on the last page.
+   * the pageToken of the next page; empty on the last page
    *
    * @generated from field: string next_page_token = 2;
    */
@@ -301,8 +342,8 @@ export const ListOnboardingWorkflowsResponseSchema: GenMessage<ListOnboardingWor
  */
 export const WorkflowService: GenService<{
   /**
-   * Creates the three records in one transaction. With workflow_options.workflow_id set, a
-   * repeated request answers with the first run's result and creates nothing new.
+   * Creates an org, a profile in it and a license for that profile in one transaction; with a
+   * workflow id, a repeat answers the first run's result
    *
    * @generated from rpc workflow.v1beta1.WorkflowService.CreateOnboardingWorkflow
    */
@@ -312,7 +353,7 @@ export const WorkflowService: GenService<{
     output: typeof CreateOnboardingWorkflowResponseSchema;
   },
   /**
-   * Reads the record of a finished run.
+   * Reads one workflow run by its id
    *
    * @generated from rpc workflow.v1beta1.WorkflowService.GetOnboardingWorkflow
    */
@@ -322,7 +363,7 @@ export const WorkflowService: GenService<{
     output: typeof GetOnboardingWorkflowResponseSchema;
   },
   /**
-   * Run records, newest first, a page at a time (AIP-158); optionally only those with one status.
+   * Lists workflow runs, newest first, a page at a time, optionally only those with one status
    *
    * @generated from rpc workflow.v1beta1.WorkflowService.ListOnboardingWorkflows
    */
