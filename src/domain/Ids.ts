@@ -12,18 +12,28 @@ export const Uuid = Schema.transform(
   { strict: true, decode: (s) => s.toLowerCase(), encode: (s) => s }
 )
 
-export const OrgId = Uuid.pipe(Schema.brand("OrgId"))
+/**
+ * Each kind of id has one fixed example (documentation only: OpenAPI's `examples`, which Swagger
+ * UI fills in). The same value in a path and in a body, so a prefilled request is consistent, and
+ * the examples point at each other (a profile in the example org, a license held by the example
+ * profile), so a person can create them in turn and read each one back.
+ */
+const exampleProfileId = "22222222-2222-4222-8222-222222222222"
+const example = <S extends Schema.Schema.Any>(id: S, value: string): S =>
+  id.annotations({ examples: [value as Schema.Schema.Type<S>] }) as S
+
+export const OrgId = example(Uuid.pipe(Schema.brand("OrgId")), "11111111-1111-4111-8111-111111111111")
 export type OrgId = typeof OrgId.Type
 
-export const ProfileId = Uuid.pipe(Schema.brand("ProfileId"))
+export const ProfileId = example(Uuid.pipe(Schema.brand("ProfileId")), exampleProfileId)
 export type ProfileId = typeof ProfileId.Type
 
 /** The user a license belongs to; the onboarding workflow uses the new profile's id. */
-export const UserId = Uuid.pipe(Schema.brand("UserId"))
+export const UserId = example(Uuid.pipe(Schema.brand("UserId")), exampleProfileId)
 export type UserId = typeof UserId.Type
 
-export const LicenseId = Uuid.pipe(Schema.brand("LicenseId"))
+export const LicenseId = example(Uuid.pipe(Schema.brand("LicenseId")), "33333333-3333-4333-8333-333333333333")
 export type LicenseId = typeof LicenseId.Type
 
-export const WorkflowId = Uuid.pipe(Schema.brand("WorkflowId"))
+export const WorkflowId = example(Uuid.pipe(Schema.brand("WorkflowId")), "44444444-4444-4444-8444-444444444444")
 export type WorkflowId = typeof WorkflowId.Type

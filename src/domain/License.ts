@@ -2,7 +2,7 @@ import { Schema } from "effect"
 import { described } from "./Described.js"
 import { LicenseId, UserId } from "./Ids.js"
 import { listRequest, nextPageToken, optionalFilter, type PageQuery, pageQuery } from "./Page.js"
-import { type Timestamp as T, Timestamp, toMicros } from "./Timestamp.js"
+import { CanonicalTimestamp, type Timestamp as T, Timestamp, toMicros } from "./Timestamp.js"
 
 /**
  * The rule that a period ends strictly after it starts. `startName` is how the message refers to
@@ -20,8 +20,10 @@ export class License extends Schema.Class<License>("License")(
   Schema.Struct({
     id: described(LicenseId, "the license's id: a UUID the caller chooses"),
     userId: described(UserId, "the profile (person) that holds the license (a UUID)"),
-    start: described(Timestamp, "when the license starts: an RFC 3339 time, written back in UTC"),
+    start: described(Timestamp, "when the license starts: an RFC 3339 time, written back in UTC")
+      .annotations({ examples: [CanonicalTimestamp.make("2026-01-01T00:00:00Z")] }),
     end: described(Timestamp, "when the license ends: an RFC 3339 time after start, written back in UTC")
+      .annotations({ examples: [CanonicalTimestamp.make("2027-01-01T00:00:00Z")] })
   }).pipe(endsAfterStart("start")),
   // Named on the transformation too: with a rule across fields the class's encoded side is a
   // refinement, which JSON Schema (so OpenAPI) would otherwise inline without its name.

@@ -78,7 +78,9 @@ export class OnboardingRun extends Schema.Class<OnboardingRun>("OnboardingRun")(
  */
 const StatusFilter = Schema.String.pipe(
   Schema.filter((status): status is RunStatus => (RunStatus.literals as ReadonlyArray<string>).includes(status), {
-    message: () => `must be one of: ${RunStatus.literals.join(", ")}`
+    message: () => `must be one of: ${RunStatus.literals.join(", ")}`,
+    // The same values, for documents (OpenAPI's `status` parameter); the filter above is the rule.
+    jsonSchema: { enum: RunStatus.literals }
   })
 )
 

@@ -7,7 +7,7 @@ import { listRequest, nextPageToken, type PageQuery, pageQuery } from "./Page.js
 /** An org as the service writes it, every field always; created with the same fields. */
 export class Org extends Schema.Class<Org>("Org")({
   id: described(OrgId, "the org's id: a UUID the caller chooses"),
-  name: described(Name, "the org's display name: 1 to 200 characters, at least one of them visible")
+  name: described(Name, "the org's display name: 1 to 200 characters, at least one of them visible").annotations({ examples: ["Acme Corporation"] })
 }, { description: "An organization: a customer being onboarded" }) {}
 
 export class ListOrgsRequest

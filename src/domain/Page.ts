@@ -3,7 +3,7 @@ import { Uuid } from "./Ids.js"
 import { Timestamp, toMicros } from "./Timestamp.js"
 
 /**
- * AIP-158 paging, the same for every list (contract §3.6b): `pageSize` 0 or absent means 20, at
+ * AIP-158 paging, the same for every list (contract §7): `pageSize` 0 or absent means 20, at
  * most 100; newest first; `nextPageToken` empty on the last page. Pages are keyset pages on
  * (created at, id), both descending: a row that existed when the listing began is never skipped
  * or repeated, however many rows are inserted meanwhile (an offset would shift under them).
@@ -14,7 +14,9 @@ export const maxPageSize = 100
 
 export const PageSize = Schema.Int.pipe(
   Schema.filter((size) => size >= 0 && size <= maxPageSize, {
-    message: () => `must be between 1 and ${maxPageSize} (0 or absent means ${defaultPageSize})`
+    message: () => `must be between 1 and ${maxPageSize} (0 or absent means ${defaultPageSize})`,
+    // The same bounds, for documents (OpenAPI's `pageSize` parameter); the filter above is the rule.
+    jsonSchema: { minimum: 0, maximum: maxPageSize }
   })
 )
 

@@ -67,6 +67,7 @@ export const servePort = <R, Rpcs extends Rpc.Any>(service: ServicePort<R, Rpcs>
     const handler = yield* portApp(service.api, {
       readMaxBytes: settings.readMaxBytes,
       apiToken: settings.apiToken,
+      schemaAccess: settings.schemaAccess,
       corsOrigins: settings.corsOrigins,
       graphqlLimits: { maxDepth: settings.graphqlMaxDepth, maxFields: settings.graphqlMaxFields, maxCalls: settings.graphqlMaxCalls },
       jsonBounds: { maxDepth: settings.jsonMaxDepth, maxValues: settings.jsonMaxValues },
@@ -221,7 +222,11 @@ export const runProcess = (options: {
     yield* ignoredPort(options.name, options.ports)
     yield* Effect.logInfo(`${options.name}: database ${Database.describe(database)}`)
     yield* Effect.logInfo(
-      `${options.name}: authentication ${Option.isSome(settings.apiToken) ? "by bearer token (API_TOKEN)" : "off"}, ` +
+      `${options.name}: authentication ${
+        Option.isSome(settings.apiToken)
+          ? `by bearer token (API_TOKEN), schema documents ${settings.schemaAccess === "open" ? "open" : "behind it"} (SCHEMA_ACCESS)`
+          : "off"
+      }, ` +
         `CORS ${settings.corsOrigins.length === 0 ? "off" : `for ${settings.corsOrigins.join(", ")}`}, ` +
         `host names ${hostNamesShown(allowedHostNames(settings))}, ` +
         `OTLP export ${

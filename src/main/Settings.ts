@@ -1,4 +1,5 @@
 import { Config, ConfigError, ConfigProvider, Context, Effect, Either, Layer, Option, Redacted } from "effect"
+import { type SchemaAccess, schemaAccessValues } from "../transports/http/BearerAuth.js"
 import { type OtlpExport, otlpExport } from "./OtlpSettings.js"
 import { host, hostNames, maxTimerMillis, oneOf, originUrl, origins, port, positive, refusal, wholeNumber } from "./Variables.js"
 
@@ -19,6 +20,11 @@ export interface SettingsValues {
   /** On SIGTERM, how long to go on serving while saying not ready, before the ports close (0: none). */
   readonly shutdownDrainMillis: number
   readonly apiToken: Option.Option<Redacted.Redacted>
+  /**
+   * SCHEMA_ACCESS: whether the schema documents (`/openapi.json`, gRPC server reflection, GraphQL
+   * introspection) are answered without the token (`open`, like the pages) or only with it (`token`).
+   */
+  readonly schemaAccess: SchemaAccess
   readonly corsOrigins: ReadonlyArray<string>
   readonly maxConnections: number
   readonly headersTimeoutMillis: number
@@ -73,6 +79,7 @@ export const settings: Config.Config<SettingsValues> = Config.all({
   shutdownGraceMillis: positive("SHUTDOWN_GRACE_MS", 10_000),
   shutdownDrainMillis: wholeNumber("SHUTDOWN_DRAIN_MS", 0, 0, maxTimerMillis),
   apiToken,
+  schemaAccess: oneOf("SCHEMA_ACCESS", "open", schemaAccessValues),
   corsOrigins: origins("CORS_ORIGINS"),
   maxConnections: positive("MAX_CONNECTIONS", 1024),
   headersTimeoutMillis: positive("HEADERS_TIMEOUT_MS", 10_000),

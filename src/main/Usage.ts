@@ -56,8 +56,11 @@ ${
   SHUTDOWN_DRAIN_MS   on SIGTERM, how long to go on serving while /readyz answers 503, before the
                       port stops accepting; behind a load balancer, longer than its checks take to
                       notice (default 0: none)
-  API_TOKEN           require "Authorization: Bearer <token>" on every call but health; visible ASCII,
-                      no spaces; never printed (default: off)
+  API_TOKEN           require "Authorization: Bearer <token>" on every call but health and the pages;
+                      visible ASCII, no spaces; never printed (default: off)
+  SCHEMA_ACCESS       with API_TOKEN: open: the schema documents (GET /openapi.json, gRPC reflection,
+                      GraphQL introspection alone) answer without the token; token: they need it too
+                      (default open)
   CORS_ORIGINS        comma-separated origins (https://app.example.com) allowed by CORS, or * (default: off)
 ${
   offered.console

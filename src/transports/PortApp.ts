@@ -23,9 +23,9 @@ import { CurrentJsonBounds, type JsonBounds } from "./http/JsonBounds.js"
 import type { QueryLimits } from "./graphql/QueryLimits.js"
 import { probes } from "./http/Probes.js"
 import { consolePages, type ConsoleSettings } from "./pages/Console.js"
-import { pages } from "./pages/Pages.js"
+import { pagesFor } from "./pages/Pages.js"
 import { isRpcPath, pathOf } from "./http/Calls.js"
-import { bearerAuth } from "./http/BearerAuth.js"
+import { bearerAuth, type SchemaAccess } from "./http/BearerAuth.js"
 import { portPipeline } from "./http/PortPipeline.js"
 import { callTelemetry, loadTracing } from "./http/CallTelemetry.js"
 import { metricsEndpoint } from "./http/MetricsEndpoint.js"
@@ -40,6 +40,8 @@ export interface PortAppOptions {
   readonly readMaxBytes: number
   /** When set, every call but health and probes must carry `Authorization: Bearer <token>`. */
   readonly apiToken: Option.Option<Redacted.Redacted>
+  /** Whether the schema documents (OpenAPI, reflection, GraphQL introspection) need the token too (BearerAuth.ts). */
+  readonly schemaAccess: SchemaAccess
   /** Browser origins allowed by CORS; none by default, `*` for any. */
   readonly corsOrigins: ReadonlyArray<string>
   readonly graphqlLimits: QueryLimits
@@ -134,6 +136,8 @@ export const portApp = <R, Rpcs extends Rpc.Any>(api: ServiceApi<R, Rpcs>, optio
       jsonOptions: jsonOptionsFor(Health.method.watch.input, options.jsonBounds),
       fallback: connect
     })
+    // GraphiQL and /docs, named after this port's service, saying where the token goes when there is one.
+    const pages = pagesFor(api, options.apiToken)
     return portPipeline({
       cors: corsPolicy(options.corsOrigins, options.consoleOrigins),
       probes: probes(isReady),
@@ -143,7 +147,7 @@ export const portApp = <R, Rpcs extends Rpc.Any>(api: ServiceApi<R, Rpcs>, optio
       isHealth: (path) => healthPaths.has(path),
       health: (request, response) => (pathOf(request) === watchPath ? watch : connect)(request, response),
       misdirected: hostCheck(options.allowedHosts),
-      authentication: bearerAuth(options.apiToken),
+      authentication: bearerAuth(options.apiToken, options.schemaAccess),
       metrics: metricsEndpoint,
       telemetry: callTelemetry(runtime, serviceName, {
         accessLog: options.accessLog,

@@ -67,7 +67,7 @@ describe(`REST through a client generated from /openapi.json (${deployment})`, (
         const missing = yield* call(() => profiles.GET("/profiles/{id}", { params: { path: { id: randomUUID() } } }))
         expect(missing.response.status).toBe(404)
         expect(missing.error?.code).toBe(5)
-        const listed = yield* call(() => profiles.GET("/profiles", { params: { query: { orgId, pageSize: "1" } } }))
+        const listed = yield* call(() => profiles.GET("/profiles", { params: { query: { orgId, pageSize: 1 } } }))
         expect(listed.data).toEqual({ profiles: [{ id: profileId, ...profile }], nextPageToken: "" })
 
         const licenseId = randomUUID()

@@ -76,7 +76,10 @@ describe(`authentication on every style (${testDatabaseKind})`, () => {
           expect(rest.status).toBe(401)
           expect(rest.headers.get("www-authenticate")).toBe("Bearer")
           expect(rest.body).toEqual({ code: 16, message: "missing or invalid bearer token", details: [] })
-          const graphql = yield* Effect.promise(() => httpCall(`${urls.org}/graphql`, { body: { query: "{ __typename }" } }))
+          // (Introspection alone, `{ __typename }`, is open by default: SCHEMA_ACCESS, schema-access.test.ts.)
+          const graphql = yield* Effect.promise(() =>
+            httpCall(`${urls.org}/graphql`, { body: { query: `{ org(id: "${id}") { org { name } } }` } })
+          )
           expect(graphql.status).toBe(401)
           expect(graphql.body.errors[0].extensions.code).toBe("UNAUTHENTICATED")
           const rpc = yield* Effect.promise(() => httpCall(`${urls.org}/rpc`, { body: [] }))

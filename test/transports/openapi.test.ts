@@ -1,11 +1,12 @@
 import SwaggerParser from "@apidevtools/swagger-parser"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import { randomUUID } from "node:crypto"
 import { errorTable, type FailureKind } from "../../src/transports/ErrorTable.js"
 import { Services } from "../e2e/support/Servers.js"
 import { inProcessServers } from "../support/InProcessServers.js"
 
-/** Each port's REST paths and methods (contract §3.5): its document lists these and no others. */
+/** Each port's REST paths and methods (contract §5): its document lists these and no others. */
 const expected = {
   org: { "/orgs": ["get"], "/orgs/{id}": ["get", "post", "put"] },
   profile: { "/profiles": ["get"], "/profiles/{id}": ["get", "post", "put"] },
@@ -16,6 +17,47 @@ const expected = {
 type Operation = {
   readonly responses: Record<string, { readonly content?: Record<string, { readonly schema: unknown }> }>
   readonly security?: ReadonlyArray<Record<string, unknown>>
+}
+
+type JsonSchema = {
+  readonly $ref?: string
+  readonly type?: string
+  readonly properties?: Record<string, JsonSchema>
+  readonly examples?: ReadonlyArray<unknown>
+  readonly minimum?: number
+  readonly maximum?: number
+  readonly format?: string
+  readonly pattern?: string
+  readonly enum?: ReadonlyArray<unknown>
+}
+type Parameter = { readonly name: string; readonly in: string; readonly schema: JsonSchema; readonly example?: unknown; readonly description?: string }
+type Document = {
+  readonly paths: Record<string, Record<string, {
+    readonly parameters: ReadonlyArray<Parameter>
+    readonly requestBody?: { readonly content: Record<string, { readonly schema: JsonSchema }> }
+  }>>
+  readonly components: { readonly schemas: Record<string, JsonSchema> }
+}
+
+/** Each list's query parameters (contract §7), by their JSON names: what the document names, each once. */
+const listParameters = {
+  org: ["pageSize", "pageToken"],
+  profile: ["pageSize", "pageToken", "orgId"],
+  license: ["pageSize", "pageToken", "userId"],
+  workflow: ["pageSize", "pageToken", "status"]
+} as const
+
+/**
+ * The body Swagger UI prefills from a schema: an object of its properties' samples, each its
+ * first example (else a placeholder of its type, as Swagger UI writes one).
+ */
+const sampleOf = (schema: JsonSchema, document: Document): unknown => {
+  const resolved = schema.$ref === undefined ? schema : document.components.schemas[schema.$ref.replace("#/components/schemas/", "")]!
+  if (resolved.examples !== undefined) return resolved.examples[0]
+  if (resolved.properties !== undefined) {
+    return Object.fromEntries(Object.entries(resolved.properties).map(([name, property]) => [name, sampleOf(property, document)]))
+  }
+  return resolved.type === "integer" ? 0 : "string"
 }
 
 describe("GET /openapi.json", () => {
@@ -42,6 +84,61 @@ describe("GET /openapi.json", () => {
             ])
           )
           expect({ port, paths }).toEqual({ port, paths: expected[port] })
+        }
+      }))
+
+    it.effect("each list's query parameters are documented once, by their JSON names, with their types; the proto names still work", () =>
+      Effect.gen(function*() {
+        const urls = yield* Services
+        for (const port of ["org", "profile", "license", "workflow"] as const) {
+          const document = (yield* Effect.promise(() => fetch(`${urls[port]}/openapi.json`).then((r) => r.json()))) as Document
+          const [path] = Object.keys(expected[port]).filter((each) => !each.endsWith("{id}"))
+          const parameters = document.paths[path!]!["get"]!.parameters
+          expect({ port, names: parameters.map((parameter) => parameter.name) }).toEqual({ port, names: listParameters[port] })
+          const byName = new Map(parameters.map((parameter) => [parameter.name, parameter]))
+          // pageSize: an integer with the bounds the domain enforces (0 or absent means the default).
+          expect(byName.get("pageSize")!.schema).toMatchObject({ type: "integer", minimum: 0, maximum: 100 })
+          expect(byName.get("pageSize")!.description).toMatch(/rows per page/)
+          expect(byName.get("pageToken")!.schema.type).toBe("string")
+          for (const filter of ["orgId", "userId"]) {
+            if (byName.has(filter)) expect(byName.get(filter)!.schema).toMatchObject({ type: "string", pattern: expect.any(String) })
+          }
+          if (byName.has("status")) expect(byName.get("status")!.schema).toMatchObject({ type: "string", enum: ["completed"] })
+        }
+        // The server still takes the proto names the document leaves out (QueryRequest.ts).
+        for (let i = 0; i < 2; i++) {
+          yield* Effect.promise(() =>
+            fetch(`${urls.org}/orgs/${randomUUID()}`, { method: "PUT", headers: { "content-type": "application/json" }, body: `{"name":"Alias ${i}"}` })
+          )
+        }
+        const page = yield* Effect.promise(() => fetch(`${urls.org}/orgs?page_size=1`).then((r) => r.json() as Promise<{ orgs: Array<unknown> }>))
+        expect(page.orgs).toHaveLength(1)
+      }))
+
+    it.effect("Swagger UI's prefilled create is accepted unchanged: the path's example id is the body's, and the body is valid", () =>
+      Effect.gen(function*() {
+        const urls = yield* Services
+        for (const port of ["org", "profile", "license", "workflow"] as const) {
+          const document = (yield* Effect.promise(() => fetch(`${urls[port]}/openapi.json`).then((r) => r.json()))) as Document
+          for (const [path, operations] of Object.entries(document.paths)) {
+            for (const [method, operation] of Object.entries(operations)) {
+              const pathParameter = operation.parameters.find((parameter) => parameter.in === "path")
+              // Swagger UI fills a path parameter's input from its `example`.
+              if (pathParameter !== undefined) expect({ path, example: pathParameter.example }).toEqual({ path, example: expect.any(String) })
+              if (operation.requestBody === undefined) continue
+              const body = sampleOf(operation.requestBody.content["application/json"]!.schema, document) as Record<string, unknown>
+              if (pathParameter !== undefined) expect(body["id"]).toBe(pathParameter.example)
+              const url = urls[port] + path.replace("{id}", String(pathParameter?.example))
+              // Twice: a replay of the same create answers as the first did.
+              for (const attempt of [1, 2]) {
+                const reply = yield* Effect.promise(() =>
+                  fetch(url, { method: method.toUpperCase(), headers: { "content-type": "application/json" }, body: JSON.stringify(body) })
+                )
+                expect({ port, method, attempt, status: reply.status, body: yield* Effect.promise(() => reply.text()) })
+                  .toMatchObject({ port, method, attempt, status: 200 })
+              }
+            }
+          }
         }
       }))
 

@@ -1,14 +1,16 @@
 import { Cause, Effect, Record, Runtime } from "effect"
-import { type ExecutionResult, GraphQLError, type GraphQLResolveInfo } from "./GraphqlJs.js"
+import { type DocumentNode, type ExecutionResult, GraphQLError, type GraphQLResolveInfo } from "./GraphqlJs.js"
 import { createHandler as http1Handler } from "graphql-http/lib/use/http"
 import { createHandler as http2Handler } from "graphql-http/lib/use/http2"
 import type * as http from "node:http"
-import type * as http2 from "node:http2"
+import * as http2 from "node:http2"
 import type { Writable } from "node:stream"
-import { errorTable } from "../ErrorTable.js"
+import type { RequestParams, Response as GraphqlHttpResponse } from "graphql-http"
+import { errorBody, errorTable } from "../ErrorTable.js"
+import { deferredRefusal } from "../http/BearerAuth.js"
 import type { JsonBounds } from "../http/JsonBounds.js"
 import type { RequestHandler } from "../http/PortListener.js"
-import { callOf } from "../http/Calls.js"
+import { answered, callOf, codeName } from "../http/Calls.js"
 import { requestIdIn } from "../http/RequestId.js"
 import { boundedRequestParams } from "./BoundedRequestParams.js"
 import { boundedParse, type DocumentBounds, defaultDocumentBounds } from "./DocumentBounds.js"
@@ -16,6 +18,7 @@ import { documentCache } from "./DocumentCache.js"
 import type { GraphqlApi, GraphqlArgs } from "./GraphqlApi.js"
 import { limitErrors, type QueryLimits } from "./QueryLimits.js"
 import { graphqlCall, type GraphqlContext } from "./GraphqlCall.js"
+import { introspectionOnly } from "./IntrospectionOnly.js"
 
 export interface GraphqlHandlerOptions {
   /** Largest POST body accepted, in bytes; larger ones get RESOURCE_EXHAUSTED (413). Unbounded if unset. */
@@ -58,6 +61,69 @@ const engineError = (error: Readonly<Error>): unknown => {
 }
 
 /**
+ * The most of a body read without the token, and how long it may take to arrive: an introspection
+ * document is bounded at 16 KiB (DocumentBounds), GraphiQL's own is about 2 KiB. A larger or
+ * slower body is refused as unauthenticated: a caller without the token holds a request open for
+ * 2 s at most, not until the request timeout.
+ */
+const tokenlessMaxBytes = 65_536
+const tokenlessReadMillis = 2_000
+
+/**
+ * A request let through without the token (SCHEMA_ACCESS=open, BearerAuth.ts) is answered only when
+ * its operation reads the schema alone (introspection: `__schema`, `__type`, `__typename`); any
+ * other — another operation, a body or document that cannot be read — gets the refusal the
+ * pipeline deferred, as the pipeline writes it: 401, `www-authenticate`, `errors[]`. The body is
+ * read as any other, bounded as any other, and to `tokenlessMaxBytes` and `tokenlessReadMillis`:
+ * unlike the other calls without the token, it is refused only once its body is read, or late.
+ */
+const schemaOnlyWithoutToken = (
+  readParams: ReturnType<typeof boundedRequestParams>,
+  readTokenless: ReturnType<typeof boundedRequestParams>,
+  parseDocument: (text: string) => DocumentNode
+) =>
+async (request: Parameters<typeof readParams>[0]): Promise<RequestParams | GraphqlHttpResponse> => {
+  const refusal = deferredRefusal(request.raw)
+  if (refusal === undefined) return readParams(request)
+  // graphql-http throws what it cannot read (a body that is not JSON): not introspection either.
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const params = await Promise.race([
+    readTokenless(request).catch(() => undefined),
+    new Promise<undefined>((resolve) => timer = setTimeout(() => resolve(undefined), tokenlessReadMillis))
+  ])
+  clearTimeout(timer)
+  if (params !== undefined && !Array.isArray(params)) {
+    const { operationName, query } = params as RequestParams
+    try {
+      if (typeof query === "string" && introspectionOnly(parseDocument(query), operationName)) return params
+    } catch {
+      // Not a document: not introspection either.
+    }
+  }
+  answered(request.raw, codeName(refusal.kind))
+  // A body still arriving is not read on: over HTTP/2 the client is told to stop sending once the
+  // answer is out (RST_STREAM NO_ERROR, as Refusal.ts does), or it could go on sending for nothing.
+  const raw = request.raw
+  if (raw instanceof http2.Http2ServerRequest && !raw.complete) {
+    // On the turn after the answer's 'finish': at 'finish' itself the stream has not sent its end
+    // yet (state.localClose 0), and a close there was seen to have no effect.
+    raw.stream.once("finish", () =>
+      setImmediate(() => {
+        if (!raw.stream.destroyed && !raw.stream.state.remoteClose) raw.stream.close(http2.constants.NGHTTP2_NO_ERROR)
+      })
+    )
+  }
+  return [
+    JSON.stringify(errorBody.graphql(refusal.kind, refusal.message)),
+    {
+      status: errorTable[refusal.kind].http,
+      statusText: "Unauthorized",
+      headers: { "content-type": "application/json", ...refusal.headers }
+    }
+  ]
+}
+
+/**
  * The /graphql endpoint of one port: GraphQL-over-HTTP as graphql-http implements it (POST JSON,
  * GET `?query=` for queries only, application/graphql-response+json when accepted), over HTTP/1.1
  * or HTTP/2, with the port's schema and its operations run on `runtime`.
@@ -97,7 +163,11 @@ export const graphqlHandler = <R>(
       call: callOf(request.raw)
     }),
     onOperation: (_request: unknown, _args: unknown, result: ExecutionResult) => requestErrorsAsSuch(result),
-    parseRequestParams: boundedRequestParams(options.readMaxBytes ?? Number.POSITIVE_INFINITY, options.jsonBounds),
+    parseRequestParams: schemaOnlyWithoutToken(
+      boundedRequestParams(options.readMaxBytes ?? Number.POSITIVE_INFINITY, options.jsonBounds),
+      boundedRequestParams(Math.min(options.readMaxBytes ?? Number.POSITIVE_INFINITY, tokenlessMaxBytes), options.jsonBounds),
+      documents.parse
+    ),
     formatError: (error: Readonly<Error>) => {
       const cause = engineError(error)
       if (cause === undefined) return error

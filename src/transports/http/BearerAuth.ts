@@ -1,7 +1,10 @@
 import { Option, Redacted } from "effect"
 import { createHash, timingSafeEqual } from "node:crypto"
+import * as reflectionV1 from "../../gen/grpc/reflection/v1/reflection_pb.js"
+import * as reflectionV1alpha from "../../gen/grpc/reflection/v1alpha/reflection_pb.js"
+import { pathOf } from "./Calls.js"
 import type { Request, Response } from "./PortListener.js"
-import { refuse } from "./Refusal.js"
+import { type Refusal, refuse } from "./Refusal.js"
 
 /** Whether an `Authorization` header value carries the configured bearer token. */
 export type BearerCheck = (authorization: string | undefined) => boolean
@@ -27,21 +30,60 @@ export const bearerCheck = (token: Option.Option<Redacted.Redacted>): BearerChec
   })
 
 /**
+ * SCHEMA_ACCESS: who may read the schema documents — `/openapi.json`, gRPC server reflection (v1
+ * and v1alpha) and GraphQL introspection. `open` (the default): anyone, like the pages, which hold
+ * no data either; `token`: only a caller with the token, like any call.
+ */
+export const schemaAccessValues = ["open", "token"] as const
+export type SchemaAccess = (typeof schemaAccessValues)[number]
+
+/** The paths of the schema documents the pipeline can tell by their path alone. */
+const schemaPaths = new Set([
+  "/openapi.json",
+  `/${reflectionV1.ServerReflection.typeName}/${reflectionV1.ServerReflection.method.serverReflectionInfo.name}`,
+  `/${reflectionV1alpha.ServerReflection.typeName}/${reflectionV1alpha.ServerReflection.method.serverReflectionInfo.name}`
+])
+
+/** GraphQL requests let through without the token, each with the refusal it gets unless it is introspection only. */
+const deferred = new WeakMap<object, Refusal>()
+
+/**
+ * The refusal a GraphQL request let through without the token (SCHEMA_ACCESS=open) is to get
+ * unless its document is introspection only (GraphqlHandler.ts); undefined for a request that
+ * carries the token, or when none is configured.
+ */
+export const deferredRefusal = (request: object): Refusal | undefined => deferred.get(request)
+
+/**
  * The pipeline's authentication step: false when the call carries the token (or none is
  * configured); otherwise it answers, in the caller's own protocol (Connect 401 JSON, gRPC and
  * gRPC-Web status 16, REST and `/rpc` 401 `{code, message, details}`, GraphQL 401 `errors[]`),
  * and returns true. It reads the headers alone, before any of the body: a caller without the
  * token must not be able to hold a request open by sending it slowly.
+ *
+ * With `schemaAccess` open, `/openapi.json` and reflection are let through without the token, and
+ * so is a GraphQL request, marked with the refusal it is owed (`deferredRefusal`): only its
+ * document says whether it is introspection, so the GraphQL handler answers it, reading a body
+ * bounded as any other, and refuses it with that refusal unless it is.
  */
-export const bearerAuth = (token: Option.Option<Redacted.Redacted>) => {
+export const bearerAuth = (token: Option.Option<Redacted.Redacted>, schemaAccess: SchemaAccess) => {
   const authorized = bearerCheck(token)
   return (request: Request, response: Response): boolean => {
     if (authorized === undefined || authorized(request.headers["authorization"])) return false
-    refuse(request, response, {
+    const refusal: Refusal = {
       kind: "Unauthenticated",
       message: unauthenticatedMessage,
       headers: { "www-authenticate": "Bearer" }
-    })
+    }
+    if (schemaAccess === "open") {
+      const path = pathOf(request)
+      if (schemaPaths.has(path)) return false
+      if (path === "/graphql") {
+        deferred.set(request, refusal)
+        return false
+      }
+    }
+    refuse(request, response, refusal)
     return true
   }
 }

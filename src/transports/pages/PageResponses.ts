@@ -23,6 +23,18 @@ export const contentSecurityPolicy = (otherOrigins: ReadonlyArray<string> = []) 
     "form-action 'self'"
   ].join("; ")
 
+/** Text as HTML shows it verbatim. */
+export const escapeHtml = (text: string) =>
+  text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
+
+/**
+ * What a page's script reads about its port, as a JSON data block (`#page-settings`): not
+ * script, so the Content-Security-Policy (no inline script) allows it. `<` is escaped, so no
+ * value can close the block.
+ */
+export const settingsBlock = (settings: Readonly<Record<string, unknown>>) =>
+  `<script type="application/json" id="page-settings">${JSON.stringify(settings).replace(/</g, "\\u003c")}</script>`
+
 /** An HTML page: its title, what goes in its head, its body. */
 export const page = (title: string, head: string, body: string) =>
   asset(html, () =>
@@ -31,7 +43,7 @@ export const page = (title: string, head: string, body: string) =>
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title}</title>
+<title>${escapeHtml(title)}</title>
 ${head}
 </head>
 <body>

@@ -3,22 +3,22 @@ import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
 import * as OpenApi from "@effect/platform/OpenApi"
-import { Context, Schema } from "effect"
-import { LicenseId, OrgId, ProfileId } from "../../domain/Ids.js"
-import { License, ListLicensesResponse } from "../../domain/License.js"
+import { Context, JSONSchema, Option, Schema, SchemaAST } from "effect"
+import { LicenseId, OrgId, ProfileId, WorkflowId } from "../../domain/Ids.js"
+import { License, ListLicensesRequest, ListLicensesResponse } from "../../domain/License.js"
 import {
+  ListOnboardingWorkflowsRequest,
   ListOnboardingWorkflowsResponse,
   OnboardingRequest,
   OnboardingResult,
   OnboardingRun
 } from "../../domain/Onboarding.js"
-import { ListOrgsResponse, Org } from "../../domain/Org.js"
-import { defaultPageSize, maxPageSize } from "../../domain/Page.js"
-import { ListProfilesResponse, Profile } from "../../domain/Profile.js"
+import { ListOrgsRequest, ListOrgsResponse, Org } from "../../domain/Org.js"
+import { ListProfilesRequest, ListProfilesResponse, Profile } from "../../domain/Profile.js"
 import { RestErrors } from "./RestErrors.js"
 
 /**
- * The REST face of each port (contract §3.5), declared once: the server's routes, the OpenAPI
+ * The REST face of each port (contract §5), declared once: the server's routes, the OpenAPI
  * document at `/openapi.json` and the typed HttpApiClient all come from these. Bodies are the
  * domain's schemas in their JSON form; the handlers check them with the operations' own rules.
  */
@@ -53,50 +53,124 @@ const bodyOf = <Fields extends Schema.Struct.Fields, Id extends Schema.Schema.An
 const reply = <K extends string, S extends Schema.Schema.Any>(key: K, schema: S, identifier: string) =>
   Schema.Struct({ [key]: schema } as { [P in K]: S }).annotations({ identifier })
 
+/** The examples a domain schema or field declares (Ids.ts, Org.ts, ...): documentation only. */
+const examplesOf = (annotated: SchemaAST.Annotated): ReadonlyArray<unknown> =>
+  Option.getOrElse(SchemaAST.getExamplesAnnotation(annotated) as Option.Option<ReadonlyArray<unknown>>, () => [])
+
 /**
  * The path's id, taken as the caller wrote it: the operation checks it (a UUID) together with the
- * body's fields, so that every broken rule is reported at once, as in the other styles.
+ * body's fields, so that every broken rule is reported at once, as in the other styles. Its
+ * example is the id type's own, the one the body's `id` shows too: Swagger UI's prefilled path
+ * and body agree, so "Execute" unchanged is not refused for a mismatch.
  */
-const PathId = Schema.Struct({
-  id: Schema.String.annotations({ description: "a UUID (8-4-4-4-12 hex digits)", jsonSchema: { format: "uuid" } })
-})
+const pathId = (id: Schema.Schema.Any) =>
+  Schema.Struct({
+    id: Schema.String.annotations({
+      description: "a UUID (8-4-4-4-12 hex digits)",
+      jsonSchema: { format: "uuid" },
+      examples: examplesOf(id.ast) as readonly [string, ...Array<string>]
+    })
+  })
 
 /**
  * A query parameter as the caller wrote it: the list operation checks it, with the other
  * styles' rules and messages (so it is never refused here in the platform's own form, not even
- * when repeated). Documented as the string it should be.
+ * when repeated). Documented (`documented`) as the value it should be.
  */
-const queryParameter = (description: string) =>
-  Schema.optional(Schema.Union(Schema.String, Schema.Array(Schema.String)).annotations({ jsonSchema: { type: "string" }, description }))
+const queryParameter = (documented: object) =>
+  Schema.optional(Schema.Union(Schema.String, Schema.Array(Schema.String)).annotations({ jsonSchema: documented }))
 
-/** A list's query parameters (contract §3.6b), each under its JSON name and its proto name. */
-const listParameters = <const Filter extends string>(filter?: { readonly json: Filter; readonly proto: string; readonly description: string }) =>
-  Schema.Struct({
-    pageSize: queryParameter(`rows per page: 1 to ${maxPageSize}; 0 or absent means ${defaultPageSize}`),
-    page_size: queryParameter("the same as pageSize"),
-    pageToken: queryParameter("the nextPageToken of the previous page; absent or empty for the first page"),
-    page_token: queryParameter("the same as pageToken"),
-    ...(filter === undefined
-      ? {}
-      : { [filter.json]: queryParameter(filter.description), [filter.proto]: queryParameter(`the same as ${filter.json}`) })
-  })
+/**
+ * How a list's query parameter is documented: as its field in the domain's list request
+ * (ListOrgsRequest, ...) describes it, with the type of the value it holds when given (`pageSize`
+ * an integer and its bounds, a filter a UUID): `null` and `""` mean "not given" there, which a
+ * query string says by leaving the parameter out.
+ */
+const documentedField = ({ ast }: Schema.Struct.Field): object => {
+  // A field is a property signature (optional, described) or a schema (required).
+  const field = ast._tag === "PropertySignatureDeclaration"
+    ? ast
+    : ast._tag === "PropertySignatureTransformation"
+    ? ast.from
+    : { type: ast, annotations: ast.annotations }
+  const notGiven = (member: SchemaAST.AST) =>
+    member._tag === "UndefinedKeyword" || (member._tag === "Literal" && (member.literal === null || member.literal === ""))
+  const given = field.type._tag === "Union" ? field.type.types.filter((member) => !notGiven(member)) : [field.type]
+  const type = given.length === 1 ? given[0]! : SchemaAST.Union.make(given)
+  const description = Option.getOrUndefined(SchemaAST.getDescriptionAnnotation(field))
+  // A parameter's schema stands alone: the named schemas it refers to (`Int`) are written in it.
+  const definitions: Record<string, JSONSchema.JsonSchema7> = {}
+  const inlined = (json: object): object => {
+    const { $ref, ...rest } = json as { readonly $ref?: string }
+    if ($ref === undefined) return json
+    const { title: _title, ...named } = inlined(definitions[$ref.replace("#/$defs/", "")]!) as { readonly title?: string }
+    return { ...named, ...rest }
+  }
+  return { ...inlined(JSONSchema.fromAST(type, { definitions, target: "openApi3.1" })), ...(description === undefined ? {} : { description }) }
+}
+
+/** The snake_case proto name of a lowerCamel JSON name (`pageSize` -> `page_size`). */
+const protoName = <S extends string>(json: S) => json.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`) as ProtoName<S>
+
+/** `protoName` as a type: the typed client's parameter names. */
+type ProtoName<S extends string> = S extends `${infer Head}${infer Tail}`
+  ? `${Head extends Lowercase<Head> ? Head : `_${Lowercase<Head>}`}${ProtoName<Tail>}`
+  : S
+
+type QueryParameter = ReturnType<typeof queryParameter>
+
+/** A list's query parameters: each field of its request under its JSON and its proto name. */
+type ListParameters<Names extends string> = {
+  readonly schema: Schema.Struct<{ readonly [K in Names | ProtoName<Names>]: QueryParameter }>
+  /** The proto names that are not also JSON names: accepted, and left out of the document. */
+  readonly aliases: ReadonlySet<string>
+}
+
+/**
+ * A list's query parameters (contract §7), each the field of the list's domain request of the
+ * same name, under its JSON name and its proto name (`pageSize`, `page_size`). The server accepts
+ * both (QueryRequest.ts); the document names each once, by its JSON name: the proto names are
+ * taken out of it by the list endpoint (`listEndpoint`), so Swagger UI shows one input each.
+ */
+const listParameters = <Fields extends Schema.Struct.Fields>(
+  request: { readonly fields: Fields }
+): ListParameters<keyof Fields & string> => {
+  const fields = Object.entries<Schema.Struct.Field>(request.fields)
+  const schema = Schema.Struct(
+    Object.fromEntries(fields.flatMap(([json, field]) => {
+      const parameter = queryParameter(documentedField(field))
+      return json === protoName(json) ? [[json, parameter]] : [[json, parameter], [protoName(json), parameter]]
+    }))
+  )
+  const aliases = new Set<string>(fields.map(([json]) => protoName(json)).filter((name) => !(name in request.fields)))
+  return { schema: schema as unknown as ListParameters<keyof Fields & string>["schema"], aliases }
+}
 
 /** `GET <path>`: a page of the list, `{<items>: [...], nextPageToken}` ("" on the last page). */
-const listEndpoint = <const Name extends string, const Path extends `/${string}`, R extends Schema.Schema.Any>(
+const listEndpoint = <const Name extends string, const Path extends `/${string}`, R extends Schema.Schema.Any, Names extends string>(
   name: Name,
   path: Path,
   reply: R,
-  parameters: ReturnType<typeof listParameters>
+  parameters: ListParameters<Names>
 ) =>
-  HttpApiEndpoint.get(name, path).setUrlParams(parameters).addSuccess(reply)
+  HttpApiEndpoint.get(name, path)
+    // Every parameter's encoded side is text (`queryParameter`); TypeScript cannot see it through the generic names.
+    .setUrlParams<ListParameters<Names>["schema"]>(
+      parameters.schema as ListParameters<Names>["schema"] & HttpApiEndpoint.HttpApiEndpoint.ValidateUrlParams<ListParameters<Names>["schema"]>
+    )
+    .addSuccess(reply)
     .annotate(OpenApi.Summary, `${name[0]!.toUpperCase()}${name.slice(1)}`)
     .annotate(OpenApi.Description, "Newest first, a page at a time (AIP-158). A page token is bound to the filter it was made for.")
+    .annotate(OpenApi.Transform, (operation) => ({
+      ...operation,
+      parameters: (operation["parameters"] as ReadonlyArray<{ readonly name: string }>).filter((parameter) => !parameters.aliases.has(parameter.name))
+    }))
 
 
 /**
- * A resource created under the caller's id and read back (contract §3.5): `GET /<plural>/{id}`,
+ * A resource created under the caller's id and read back (contract §5): `GET /<plural>/{id}`,
  * and `POST` or `PUT` (the same create) with its fields as JSON; each answers `{<name>: {...}}`.
- * `GET /<plural>` lists them (contract §3.6b).
+ * `GET /<plural>` lists them (contract §7).
  */
 const resourceRest = <
   const Group extends string,
@@ -104,10 +178,20 @@ const resourceRest = <
   const Path extends `/${string}`,
   R extends Schema.Schema.Any,
   B extends Schema.Schema.Any,
-  L extends Schema.Schema.Any
->(group: Group, name: Name, path: Path, reply: R, body: B, list: { readonly reply: L; readonly parameters: ReturnType<typeof listParameters> }) => {
+  L extends Schema.Schema.Any,
+  Names extends string
+>(
+  group: Group,
+  name: Name,
+  path: Path,
+  reply: R,
+  body: B,
+  id: Schema.Schema.Any,
+  list: { readonly reply: L; readonly parameters: ListParameters<Names> }
+) => {
   const Operation = `${name[0]!.toUpperCase()}${name.slice(1)}` as Capitalize<Name>
   const item = `${path}/:id` as `/${string}`
+  const PathId = pathId(id)
   return HttpApiGroup.make(group)
     .add(listEndpoint(`list${group[0]!.toUpperCase()}${group.slice(1)}` as `list${Capitalize<Group>}`, path, list.reply, list.parameters))
     .add(
@@ -131,7 +215,8 @@ export class OrgsRest extends resourceRest(
   "/orgs",
   reply("org", Org, "OrgReply"),
   bodyOf(orgFields, OrgId, "CreateOrgBody"),
-  { reply: ListOrgsResponse, parameters: listParameters() }
+  OrgId,
+  { reply: ListOrgsResponse, parameters: listParameters(ListOrgsRequest) }
 ) {}
 
 const { id: _profileId, ...profileFields } = Profile.fields
@@ -141,10 +226,8 @@ export class ProfilesRest extends resourceRest(
   "/profiles",
   reply("profile", Profile, "ProfileReply"),
   bodyOf(profileFields, ProfileId, "CreateProfileBody"),
-  {
-    reply: ListProfilesResponse,
-    parameters: listParameters({ json: "orgId", proto: "org_id", description: "only the profiles of this org (a UUID)" })
-  }
+  ProfileId,
+  { reply: ListProfilesResponse, parameters: listParameters(ListProfilesRequest) }
 ) {}
 
 const { id: _licenseId, ...licenseFields } = License.fields
@@ -154,13 +237,27 @@ export class LicensesRest extends resourceRest(
   "/licenses",
   reply("license", License, "LicenseReply"),
   bodyOf(licenseFields, LicenseId, "CreateLicenseBody", "`end` must be after `start`"),
-  {
-    reply: ListLicensesResponse,
-    parameters: listParameters({ json: "userId", proto: "user_id", description: "only the licenses of this user (a UUID)" })
-  }
+  LicenseId,
+  { reply: ListLicensesResponse, parameters: listParameters(ListLicensesRequest) }
 ) {}
 
 export const workflowsPath = "/workflow/workflows/onboarding"
+
+/** The first example a domain field declares. */
+const exampleOf = ({ ast }: Schema.PropertySignature.All) =>
+  examplesOf(ast._tag === "PropertySignatureDeclaration" ? ast : ast.to)[0]
+
+/**
+ * The body Swagger UI prefills for an onboarding, from the domain's examples of the same fields
+ * (the body's schema is the request's encoded side, which keeps no annotations). Without
+ * `workflowOptions`: every "Execute" is a new run. A fixed workflow id would answer the first
+ * run's ids again for the same body, but 409 as soon as a person edits the example.
+ */
+const onboardingExample = {
+  license: { start: exampleOf(License.fields.start), end: exampleOf(License.fields.end) },
+  org: { name: exampleOf(Org.fields.name) },
+  profile: { fullName: exampleOf(Profile.fields.fullName) }
+} as unknown as typeof OnboardingRequest.Encoded
 
 export class WorkflowsRest extends HttpApiGroup.make("workflows")
   .add(
@@ -168,12 +265,14 @@ export class WorkflowsRest extends HttpApiGroup.make("workflows")
       "listOnboardingWorkflows",
       workflowsPath,
       ListOnboardingWorkflowsResponse,
-      listParameters({ json: "status", proto: "status", description: "only the runs with this status (completed)" })
+      listParameters(ListOnboardingWorkflowsRequest)
     )
   )
   .add(
     HttpApiEndpoint.post("createOnboardingWorkflow", workflowsPath)
-      .setPayload(Schema.encodedSchema(OnboardingRequest).annotations({ identifier: "CreateOnboardingWorkflowBody" }))
+      .setPayload(
+        Schema.encodedSchema(OnboardingRequest).annotations({ identifier: "CreateOnboardingWorkflowBody", examples: [onboardingExample] })
+      )
       .addSuccess(OnboardingResult).addError(RestErrors.AlreadyExists).middleware(JsonBodyReader).annotate(OpenApi.Summary, "CreateOnboardingWorkflow")
       .annotate(
         OpenApi.Description,
@@ -181,7 +280,7 @@ export class WorkflowsRest extends HttpApiGroup.make("workflows")
       )
   )
   .add(
-    HttpApiEndpoint.get("getOnboardingWorkflow", `${workflowsPath}/:id`).setPath(PathId)
+    HttpApiEndpoint.get("getOnboardingWorkflow", `${workflowsPath}/:id`).setPath(pathId(WorkflowId))
       .addSuccess(reply("workflow", OnboardingRun, "OnboardingWorkflowReply")).addError(RestErrors.NotFound)
       .annotate(OpenApi.Summary, "GetOnboardingWorkflow")
   )

@@ -68,12 +68,6 @@ const restRefusals = (api: HttpApi.HttpApi.Any) => {
   )
 }
 
-/**
- * The OpenAPI 3.1 document of a port's REST operations, with two corrections of what the platform
- * writes: its own decode-error body on every 400 is taken out (the handlers decode with the
- * operations' rules and answer a 400 with the REST error body), and so is an empty `security`.
- * The bearer scheme is declared here (see below).
- */
 /** The route (`/orgs/{id}`) of the API's path that a request's method and path match, if any. */
 export const restRoutes = (api: HttpApi.HttpApi.Any) => {
   const routes = Object.entries(OpenApi.fromApi(api as never).paths).flatMap(([route, item]) => {
@@ -84,11 +78,31 @@ export const restRoutes = (api: HttpApi.HttpApi.Any) => {
     routes.find((each) => each.method === method && each.pattern.test(path))?.route
 }
 
+/**
+ * The document's security schemes: the bearer token (API_TOKEN). Swagger UI's "Authorize" button
+ * is wired to it, and sends what a person gives it with every call. Also shown by the /docs page
+ * while the document itself waits for the token (pages/BrowserScripts.ts).
+ */
+export const securitySchemes = {
+  bearer: { type: "http", scheme: "bearer", description: "API_TOKEN, when the server has one" }
+} as const
+
+/**
+ * The OpenAPI 3.1 document of a port's REST operations, with two corrections of what the platform
+ * writes: its own decode-error body on every 400 is taken out (the handlers decode with the
+ * operations' rules and answer a 400 with the REST error body), and so is an empty `security`;
+ * a path parameter's example is also given as the parameter's. The bearer scheme is declared
+ * here (see below).
+ */
 export const openApiDocument = (api: HttpApi.HttpApi.Any) => {
   const spec = OpenApi.fromApi(api as HttpApi.HttpApi.AnyWithProps) as unknown as {
     paths: Record<
       string,
-      Record<string, { responses: Record<string, { content?: Record<string, { schema: unknown }> }>; security?: Array<unknown> }>
+      Record<string, {
+        responses: Record<string, { content?: Record<string, { schema: unknown }> }>
+        security?: Array<unknown>
+        parameters?: Array<{ in: string; schema?: { examples?: Array<unknown> }; example?: unknown }>
+      }>
     >
     components: { schemas: Record<string, unknown>; securitySchemes: Record<string, unknown> }
     security: Array<Record<string, Array<string>>>
@@ -99,6 +113,12 @@ export const openApiDocument = (api: HttpApi.HttpApi.Any) => {
       // The platform writes `security: []` on every operation without a middleware of its own,
       // which in OpenAPI means "no authentication" and overrides the API's bearer requirement.
       if (operation.security?.length === 0) delete operation.security
+      // Swagger UI fills a path parameter's input from the parameter's `example`, not from its
+      // schema's `examples` (the id type's, HttpApis.ts): with it, the path's id is the body's.
+      for (const parameter of operation.parameters ?? []) {
+        const example = parameter.schema?.examples?.[0]
+        if (parameter.in === "path" && example !== undefined) parameter.example = example
+      }
       const json = operation.responses["400"]?.content?.["application/json"]
       const schema = json?.schema as { anyOf?: Array<{ $ref?: string }> } | undefined
       if (json !== undefined && schema?.anyOf !== undefined) {
@@ -110,9 +130,7 @@ export const openApiDocument = (api: HttpApi.HttpApi.Any) => {
   // The bearer token is checked for every style by the port's pipeline, before any body is read
   // (http/BearerAuth.ts), not by a middleware of the HttpApi (which would check it a second time
   // on every REST call): the document states the requirement itself.
-  spec.components.securitySchemes = {
-    bearer: { type: "http", scheme: "bearer", description: "API_TOKEN, when the server has one" }
-  }
+  spec.components.securitySchemes = securitySchemes
   spec.security = [{ bearer: [] }]
   delete spec.components.schemas["HttpApiDecodeError"]
   delete spec.components.schemas["Issue"]
@@ -139,8 +157,9 @@ export const restApp = <E, R>(
     )
     const app = yield* Effect.provide(HttpApiBuilder.httpApp, context)
     // Built once per port: the document does not change while the process runs. Private: with
-    // API_TOKEN it is behind the token, and `public` would let a shared cache store the answer to
-    // a request with the token and hand it to callers without one (RFC 9111 §3.5).
+    // API_TOKEN and SCHEMA_ACCESS=token it is behind the token, and `public` would let a shared
+    // cache store the answer to a request with the token and hand it to callers without one (RFC
+    // 9111 §3.5). (With SCHEMA_ACCESS=open, the default, it is open, as the pipeline decides.)
     const document = HttpServerResponse.unsafeJson(openApiDocument(api), {
       headers: { "cache-control": "private, max-age=300" }
     })

@@ -4,7 +4,7 @@ import { errorBody, errorTable, type FailureKind } from "../ErrorTable.js"
 import { logCallError } from "../http/Calls.js"
 import { Internal } from "./RestErrors.js"
 
-/** The REST error answer (contract §3.5): the table's HTTP status and the one REST error body. */
+/** The REST error answer (contract §5): the table's HTTP status and the one REST error body. */
 export const errorReply = (kind: FailureKind, message: string, headers?: Record<string, string>) =>
   HttpServerResponse.unsafeJson(errorBody.rest(kind, message), {
     status: errorTable[kind].http,

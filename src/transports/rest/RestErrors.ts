@@ -5,7 +5,7 @@ import { errorTable, type FailureKind } from "../ErrorCodes.js"
 
 /**
  * REST's failures as the HttpApi declares them: each kind a tagged error, written on the wire as
- * the one REST error body `{code: <gRPC code>, message, details: []}` (contract §3.5) with the
+ * the one REST error body `{code: <gRPC code>, message, details: []}` (contract §5) with the
  * HTTP status of the error table. The server's answers are encoded from these schemas and the
  * typed REST client decodes its failures with them, so both meet as the same tagged errors.
  */

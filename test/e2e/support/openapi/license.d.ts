@@ -51,13 +51,25 @@ export interface components {
             nextPageToken: string;
         };
         License: {
-            /** @description the license's id: a UUID the caller chooses */
+            /**
+             * @description the license's id: a UUID the caller chooses
+             * @example 33333333-3333-4333-8333-333333333333
+             */
             id: string;
-            /** @description the profile (person) that holds the license (a UUID) */
+            /**
+             * @description the profile (person) that holds the license (a UUID)
+             * @example 22222222-2222-4222-8222-222222222222
+             */
             userId: string;
-            /** @description when the license starts: an RFC 3339 time, written back in UTC */
+            /**
+             * @description when the license starts: an RFC 3339 time, written back in UTC
+             * @example 2026-01-01T00:00:00Z
+             */
             start: string;
-            /** @description when the license ends: an RFC 3339 time after start, written back in UTC */
+            /**
+             * @description when the license ends: an RFC 3339 time after start, written back in UTC
+             * @example 2027-01-01T00:00:00Z
+             */
             end: string;
         };
         /** @description the request breaks a rule; the message names each field and its rule */
@@ -125,13 +137,25 @@ export interface components {
         };
         /** @description `end` must be after `start` */
         CreateLicenseBody: {
-            /** @description the profile (person) that holds the license (a UUID) */
+            /**
+             * @description the profile (person) that holds the license (a UUID)
+             * @example 22222222-2222-4222-8222-222222222222
+             */
             userId: string;
-            /** @description when the license starts: an RFC 3339 time, written back in UTC */
+            /**
+             * @description when the license starts: an RFC 3339 time, written back in UTC
+             * @example 2026-01-01T00:00:00Z
+             */
             start: string;
-            /** @description when the license ends: an RFC 3339 time after start, written back in UTC */
+            /**
+             * @description when the license ends: an RFC 3339 time after start, written back in UTC
+             * @example 2027-01-01T00:00:00Z
+             */
             end: string;
-            /** @description the same id as the path's, if given at all */
+            /**
+             * @description the same id as the path's, if given at all
+             * @example 33333333-3333-4333-8333-333333333333
+             */
             id?: string;
         };
         /** @description the id already holds other content */
@@ -182,12 +206,12 @@ export interface operations {
     "licenses.listLicenses": {
         parameters: {
             query?: {
-                pageSize?: string;
-                page_size?: string;
+                /** @description rows per page: 1 to 100; 0 or absent means 20 */
+                pageSize?: number;
+                /** @description the nextPageToken of the previous page; absent or empty for the first page */
                 pageToken?: string;
-                page_token?: string;
+                /** @description only the licenses of this user (a UUID) */
                 userId?: string;
-                user_id?: string;
             };
             header?: never;
             path?: never;
@@ -247,7 +271,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description a UUID (8-4-4-4-12 hex digits) */
+                /**
+                 * @description a UUID (8-4-4-4-12 hex digits)
+                 * @example 33333333-3333-4333-8333-333333333333
+                 */
                 id: string;
             };
             cookie?: never;
@@ -315,7 +342,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description a UUID (8-4-4-4-12 hex digits) */
+                /**
+                 * @description a UUID (8-4-4-4-12 hex digits)
+                 * @example 33333333-3333-4333-8333-333333333333
+                 */
                 id: string;
             };
             cookie?: never;
@@ -405,7 +435,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description a UUID (8-4-4-4-12 hex digits) */
+                /**
+                 * @description a UUID (8-4-4-4-12 hex digits)
+                 * @example 33333333-3333-4333-8333-333333333333
+                 */
                 id: string;
             };
             cookie?: never;

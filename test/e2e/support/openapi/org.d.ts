@@ -52,9 +52,15 @@ export interface components {
         };
         /** @description An organization: a customer being onboarded */
         Org: {
-            /** @description the org's id: a UUID the caller chooses */
+            /**
+             * @description the org's id: a UUID the caller chooses
+             * @example 11111111-1111-4111-8111-111111111111
+             */
             id: string;
-            /** @description the org's display name: 1 to 200 characters, at least one of them visible */
+            /**
+             * @description the org's display name: 1 to 200 characters, at least one of them visible
+             * @example Acme Corporation
+             */
             name: string;
         };
         /** @description the request breaks a rule; the message names each field and its rule */
@@ -121,9 +127,15 @@ export interface components {
             details: unknown[];
         };
         CreateOrgBody: {
-            /** @description the org's display name: 1 to 200 characters, at least one of them visible */
+            /**
+             * @description the org's display name: 1 to 200 characters, at least one of them visible
+             * @example Acme Corporation
+             */
             name: string;
-            /** @description the same id as the path's, if given at all */
+            /**
+             * @description the same id as the path's, if given at all
+             * @example 11111111-1111-4111-8111-111111111111
+             */
             id?: string;
         };
         /** @description the id already holds other content */
@@ -174,10 +186,10 @@ export interface operations {
     "orgs.listOrgs": {
         parameters: {
             query?: {
-                pageSize?: string;
-                page_size?: string;
+                /** @description rows per page: 1 to 100; 0 or absent means 20 */
+                pageSize?: number;
+                /** @description the nextPageToken of the previous page; absent or empty for the first page */
                 pageToken?: string;
-                page_token?: string;
             };
             header?: never;
             path?: never;
@@ -237,7 +249,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description a UUID (8-4-4-4-12 hex digits) */
+                /**
+                 * @description a UUID (8-4-4-4-12 hex digits)
+                 * @example 11111111-1111-4111-8111-111111111111
+                 */
                 id: string;
             };
             cookie?: never;
@@ -305,7 +320,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description a UUID (8-4-4-4-12 hex digits) */
+                /**
+                 * @description a UUID (8-4-4-4-12 hex digits)
+                 * @example 11111111-1111-4111-8111-111111111111
+                 */
                 id: string;
             };
             cookie?: never;
@@ -395,7 +413,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description a UUID (8-4-4-4-12 hex digits) */
+                /**
+                 * @description a UUID (8-4-4-4-12 hex digits)
+                 * @example 11111111-1111-4111-8111-111111111111
+                 */
                 id: string;
             };
             cookie?: never;

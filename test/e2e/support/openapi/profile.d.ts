@@ -52,11 +52,20 @@ export interface components {
         };
         /** @description A person in an org */
         Profile: {
-            /** @description the profile's id: a UUID the caller chooses */
+            /**
+             * @description the profile's id: a UUID the caller chooses
+             * @example 22222222-2222-4222-8222-222222222222
+             */
             id: string;
-            /** @description the person's full name: 1 to 200 characters, at least one of them visible */
+            /**
+             * @description the person's full name: 1 to 200 characters, at least one of them visible
+             * @example Ada Lovelace
+             */
             fullName: string;
-            /** @description the org the person belongs to (a UUID) */
+            /**
+             * @description the org the person belongs to (a UUID)
+             * @example 11111111-1111-4111-8111-111111111111
+             */
             orgId: string;
         };
         /** @description the request breaks a rule; the message names each field and its rule */
@@ -123,11 +132,20 @@ export interface components {
             details: unknown[];
         };
         CreateProfileBody: {
-            /** @description the person's full name: 1 to 200 characters, at least one of them visible */
+            /**
+             * @description the person's full name: 1 to 200 characters, at least one of them visible
+             * @example Ada Lovelace
+             */
             fullName: string;
-            /** @description the org the person belongs to (a UUID) */
+            /**
+             * @description the org the person belongs to (a UUID)
+             * @example 11111111-1111-4111-8111-111111111111
+             */
             orgId: string;
-            /** @description the same id as the path's, if given at all */
+            /**
+             * @description the same id as the path's, if given at all
+             * @example 22222222-2222-4222-8222-222222222222
+             */
             id?: string;
         };
         /** @description the id already holds other content */
@@ -178,12 +196,12 @@ export interface operations {
     "profiles.listProfiles": {
         parameters: {
             query?: {
-                pageSize?: string;
-                page_size?: string;
+                /** @description rows per page: 1 to 100; 0 or absent means 20 */
+                pageSize?: number;
+                /** @description the nextPageToken of the previous page; absent or empty for the first page */
                 pageToken?: string;
-                page_token?: string;
+                /** @description only the profiles of this org (a UUID) */
                 orgId?: string;
-                org_id?: string;
             };
             header?: never;
             path?: never;
@@ -243,7 +261,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description a UUID (8-4-4-4-12 hex digits) */
+                /**
+                 * @description a UUID (8-4-4-4-12 hex digits)
+                 * @example 22222222-2222-4222-8222-222222222222
+                 */
                 id: string;
             };
             cookie?: never;
@@ -311,7 +332,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description a UUID (8-4-4-4-12 hex digits) */
+                /**
+                 * @description a UUID (8-4-4-4-12 hex digits)
+                 * @example 22222222-2222-4222-8222-222222222222
+                 */
                 id: string;
             };
             cookie?: never;
@@ -401,7 +425,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description a UUID (8-4-4-4-12 hex digits) */
+                /**
+                 * @description a UUID (8-4-4-4-12 hex digits)
+                 * @example 22222222-2222-4222-8222-222222222222
+                 */
                 id: string;
             };
             cookie?: never;

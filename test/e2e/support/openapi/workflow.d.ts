@@ -54,13 +54,25 @@ export interface components {
         };
         /** @description The durable record of one onboarding run */
         OnboardingRun: {
-            /** @description the run's id: the caller's idempotency key, or the one the service made */
+            /**
+             * @description the run's id: the caller's idempotency key, or the one the service made
+             * @example 44444444-4444-4444-8444-444444444444
+             */
             workflowId: string;
-            /** @description the org the run created */
+            /**
+             * @description the org the run created
+             * @example 11111111-1111-4111-8111-111111111111
+             */
             orgId: string;
-            /** @description the profile the run created, in that org */
+            /**
+             * @description the profile the run created, in that org
+             * @example 22222222-2222-4222-8222-222222222222
+             */
             profileId: string;
-            /** @description the license the run created, held by that profile */
+            /**
+             * @description the license the run created, held by that profile
+             * @example 33333333-3333-4333-8333-333333333333
+             */
             licenseId: string;
             /**
              * @description completed: a run is recorded with its three records, never before
@@ -118,6 +130,20 @@ export interface components {
             /** @description always empty */
             details: unknown[];
         };
+        /**
+         * @example {
+         *       "license": {
+         *         "start": "2026-01-01T00:00:00Z",
+         *         "end": "2027-01-01T00:00:00Z"
+         *       },
+         *       "org": {
+         *         "name": "Acme Corporation"
+         *       },
+         *       "profile": {
+         *         "fullName": "Ada Lovelace"
+         *       }
+         *     }
+         */
         CreateOnboardingWorkflowBody: {
             workflowOptions?: {
                 workflowId?: string | "" | null;
@@ -135,13 +161,25 @@ export interface components {
         };
         /** @description What an onboarding created */
         OnboardingResult: {
-            /** @description the run's id: the caller's idempotency key, or the one the service made */
+            /**
+             * @description the run's id: the caller's idempotency key, or the one the service made
+             * @example 44444444-4444-4444-8444-444444444444
+             */
             workflowId: string;
-            /** @description the org the run created */
+            /**
+             * @description the org the run created
+             * @example 11111111-1111-4111-8111-111111111111
+             */
             orgId: string;
-            /** @description the profile the run created, in that org */
+            /**
+             * @description the profile the run created, in that org
+             * @example 22222222-2222-4222-8222-222222222222
+             */
             profileId: string;
-            /** @description the license the run created, held by that profile */
+            /**
+             * @description the license the run created, held by that profile
+             * @example 33333333-3333-4333-8333-333333333333
+             */
             licenseId: string;
         };
         /** @description the id already holds other content */
@@ -207,11 +245,12 @@ export interface operations {
     "workflows.listOnboardingWorkflows": {
         parameters: {
             query?: {
-                pageSize?: string;
-                page_size?: string;
+                /** @description rows per page: 1 to 100; 0 or absent means 20 */
+                pageSize?: number;
+                /** @description the nextPageToken of the previous page; absent or empty for the first page */
                 pageToken?: string;
-                page_token?: string;
-                status?: string;
+                /** @description only the runs with this status (completed) */
+                status?: "completed";
             };
             header?: never;
             path?: never;
@@ -358,7 +397,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description a UUID (8-4-4-4-12 hex digits) */
+                /**
+                 * @description a UUID (8-4-4-4-12 hex digits)
+                 * @example 44444444-4444-4444-8444-444444444444
+                 */
                 id: string;
             };
             cookie?: never;
