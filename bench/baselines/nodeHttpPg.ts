@@ -1,6 +1,6 @@
 /**
  * Baseline (a): the cost floor of Node and PostgreSQL. A bare `node:http` server on the REST paths
- * of design §3.5 doing exactly the services' statements through `pg`; no framework, no schema
+ * of contract §5 (docs/contract.md) doing exactly the services' statements through `pg`; no framework, no schema
  * validation, no error table. Env: DATABASE_URL, PORT, DATABASE_POOL_SIZE (10).
  */
 import * as http from "node:http"

@@ -7,7 +7,7 @@ interface Record {
 }
 
 /**
- * Create semantics shared by every resource (contract §3.4): the caller's id is the key; the same
+ * Create semantics shared by every resource (contract §4): the caller's id is the key; the same
  * content again is a safe retry and answers with the stored record; other content under that id
  * is `already exists`. `insert` must be an `on conflict do nothing` insert answering the number of
  * rows it inserted (nothing is read back: the caller holds the values), so that a concurrent

@@ -6,7 +6,7 @@ import type { DomainError } from "../domain/Errors.js"
  * that the client package, which declares each REST error's status from it, carries no server code.
  */
 
-/** How one kind of failure shows in every access style (contract §3.7). */
+/** How one kind of failure shows in every access style (contract §8). */
 export interface WireError {
   readonly connect: Code
   /** gRPC status code; equal to the Connect code's number, kept explicit because clients depend on it. */

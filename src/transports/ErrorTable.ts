@@ -12,9 +12,9 @@ export { errorTable, type FailureKind, type WireError } from "./ErrorCodes.js"
  * and message go in trailers, which connect-es writes from a ConnectError with the table's code.)
  */
 export const errorBody = {
-  /** REST and `/rpc`'s HTTP-level refusals (contract §3.5): `{code: <gRPC code>, message, details: []}`. */
+  /** REST and `/rpc`'s HTTP-level refusals (contract §5): `{code: <gRPC code>, message, details: []}`. */
   rest: (kind: FailureKind, message: string) => ({ code: errorTable[kind].grpc, message, details: [] as Array<never> }),
-  /** GraphQL: one entry of `errors[]`, its code in `extensions.code` (contract §3.6). */
+  /** GraphQL: one entry of `errors[]`, its code in `extensions.code` (contract §6). */
   graphql: (kind: FailureKind, message: string) => ({ errors: [{ message, extensions: { code: errorTable[kind].graphql } }] }),
   /** Connect unary: the protocol's JSON error `{code: "not_found", message}`. */
   connect: (kind: FailureKind, message: string) => errorToJson(connectError(kind, message), undefined)

@@ -40,7 +40,7 @@ import {
 } from "./support/wire.js"
 
 /**
- * Bad input in every access style (contract §3.2–3.7): each request below must be refused with the
+ * Bad input in every access style (contract §2–§8): each request below must be refused with the
  * style's form of the error table's code, a message that names the field at fault, nothing
  * written (row counts unchanged) and the port still answering /healthz. Unknown fields are the
  * exception: they are ignored, and the call succeeds.
@@ -60,7 +60,7 @@ const rfc3339 = "must be an RFC 3339 timestamp between 0001-01-01 and 9999-12-31
 const notUuid = (field: string) => `${field}: must be a UUID (8-4-4-4-12 hex digits)`
 const badTime = (field: string) => `${field}: ${rfc3339}`
 
-/** The invalid_argument row of contract §3.7, in each style's form. */
+/** The invalid_argument row of contract §8, in each style's form. */
 /** connect-node's bodiless 415 and 405, answered with a Connect error body (ConnectNodeAdapter.ts). */
 const unsupported = (message: string | RegExp): Want => ({ status: 415, code: "invalid_argument", message })
 const notAllowed = (message: string | RegExp): Want => ({ status: 405, code: "unimplemented", message })
@@ -175,7 +175,7 @@ const queryOf = (json: Json) => {
   return parameters === "" ? "" : `?${parameters}`
 }
 
-/** A list operation (contract §3.6b) in every style; `filter` is its filter's name, if it has one. */
+/** A list operation (contract §7) in every style; `filter` is its filter's name, if it has one. */
 const listOperation = (
   port: Port,
   service: string,
@@ -347,7 +347,7 @@ const tokenFor = (list: string, filter?: string) =>
 const pageSizeRule = "pageSize: must be between 1 and 100 (0 or absent means 20)"
 
 const valueCases: Array<ValueCase> = [
-  // lists (contract §3.6b)
+  // lists (contract §7)
   { name: "a page size above 100", op: "listOrgs", json: { pageSize: 101 }, message: pageSizeRule },
   { name: "a negative page size", op: "listProfiles", json: { pageSize: -1 }, message: pageSizeRule },
   {

@@ -242,7 +242,7 @@ const sendJson = (style: JsonStyle, urls: ServiceUrls, port: Port, request: Reco
   }
 }
 
-/** Each port's list (contract §3.6b): its method, REST path, GraphQL field and filter. */
+/** Each port's list (contract §7): its method, REST path, GraphQL field and filter. */
 const lists: Record<Port, { readonly rpc: string; readonly path: string; readonly field: string; readonly filter?: string }> = {
   org: { rpc: "ListOrgs", path: "/orgs", field: "orgs" },
   profile: { rpc: "ListProfiles", path: "/profiles", field: "profiles", filter: "orgId" },

@@ -31,7 +31,7 @@ import {
 } from "./support/wire.js"
 
 /**
- * Strict text (contract §3.2, §3.3): request text that is not UTF-8 is refused, never stored as
+ * Strict text (contract §2, §3): request text that is not UTF-8 is refused, never stored as
  * U+FFFD; a charset other than UTF-8 is 415; and a name must hold a visible character and no
  * control or bidi-override character, the same rule in every style. Each refusal writes nothing.
  */

@@ -72,7 +72,7 @@ const oneTripleMore = (before: { orgs: number; profiles: number; licenses: numbe
   runs: before.runs + 1
 })
 
-/** Reads a run's three records back and checks they are linked as contract §3.4 says. */
+/** Reads a run's three records back and checks they are linked as contract §4 says. */
 const expectLinkedTriple = (workflowId: WorkflowId) =>
   Effect.gen(function*() {
     const run = yield* (yield* Onboarding).getRun(workflowId)

@@ -9,7 +9,7 @@ export type GraphqlArgs = { readonly [argument: string]: unknown }
 export type GraphqlOperation<R> = (args: GraphqlArgs) => Effect.Effect<unknown, DomainError, R>
 
 /**
- * The GraphQL API of one port (contract §3.6): its schema, and an operation for each root field.
+ * The GraphQL API of one port (contract §6): its schema, and an operation for each root field.
  * Query and Mutation field names never collide, so one table serves as graphql-js's root value.
  */
 export interface GraphqlApi<R> {

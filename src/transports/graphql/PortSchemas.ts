@@ -14,7 +14,7 @@ import { buildSchema } from "./GraphqlJs.js"
 import { resourceGraphql } from "./ResourceGraphql.js"
 import { sdlFields } from "./SdlFields.js"
 
-// The type, field and argument names of each port's schema are part of the wire contract (contract §3.6).
+// The type, field and argument names of each port's schema are part of the wire contract (contract §6).
 // A record's fields are written from its domain schema (sdlFields); the rest names how they nest.
 
 export const orgGraphql = resourceGraphql({

@@ -7,10 +7,10 @@ import { describedSchema } from "./Descriptions.js"
 import { buildSchema } from "./GraphqlJs.js"
 
 /**
- * The GraphQL face of a resource service (contract §3.6): `Query.<name>(id: ID!)` answers
+ * The GraphQL face of a resource service (contract §6): `Query.<name>(id: ID!)` answers
  * `{<name>: ...}` from the table's Get operation, `Mutation.create<Name>(input: ...)` answers
  * `{<name>: ...}` from its Create operation, and `Query.<list>(pageSize, pageToken, <filter>)`
- * answers a page from its List operation (contract §3.6b), the arguments being the request's
+ * answers a page from its List operation (contract §7), the arguments being the request's
  * fields. Replies are domain values: the GraphQL field names are the domain's.
  */
 export const resourceGraphql = <Rpcs extends Rpc.Any>(resource: {

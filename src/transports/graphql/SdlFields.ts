@@ -4,7 +4,7 @@ import { isAbsent, objectOf } from "../SchemaShape.js"
 /**
  * A GraphQL object's or input's fields, written from the domain schema they carry: its field
  * names in its order, each non-null unless the schema lets it be absent, `ID` for a field named
- * `id` (contract §3.6), `Int` for an integer, `Float`, `Boolean`, and `String` for text (ids,
+ * `id` (contract §6), `Int` for an integer, `Float`, `Boolean`, and `String` for text (ids,
  * names, timestamps, statuses). So a field added to a domain class is in the GraphQL type with
  * nothing written here; a type this cannot name stops the process at start with the field's name.
  */

@@ -35,7 +35,7 @@ export interface WorkflowRun extends WorkflowResult {
   readonly createdAt: string
 }
 
-/** A list request (contract §3.6b): size and token, and a filter for the lists that have one. */
+/** A list request (contract §7): size and token, and a filter for the lists that have one. */
 export interface PageRequest {
   readonly pageSize?: number
   readonly pageToken?: string
@@ -77,7 +77,7 @@ export interface ClientStyle {
   readonly make: (urls: ServiceUrls) => StyleClient
 }
 
-/** gRPC status codes the contract uses (contract §3.7). */
+/** gRPC status codes the contract uses (contract §8). */
 export const GrpcCode = {
   InvalidArgument: 3,
   NotFound: 5,

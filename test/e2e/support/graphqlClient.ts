@@ -1,6 +1,6 @@
 import { type ClientStyle, codeFromName, type ServiceUrls, type StyleClient, StyleError } from "./StyleClient.js"
 
-/** Plain `fetch` POSTs to each port's `/graphql`, with the type names of contract §3.6. */
+/** Plain `fetch` POSTs to each port's `/graphql`, with the type names of contract §6. */
 const graphqlClient = (urls: ServiceUrls): StyleClient => {
   const call = async (url: string, query: string, variables: Record<string, unknown>) => {
     const response = await fetch(`${url}/graphql`, {
@@ -54,7 +54,7 @@ const graphqlClient = (urls: ServiceUrls): StyleClient => {
         "mutation($input: CreateLicenseInput!) { createLicense(input: $input) { license { id userId start end } } }",
         { input }
       )).createLicense.license,
-    // An alias renames the result key (contract §3.6).
+    // An alias renames the result key (contract §6).
     getLicense: async (id) =>
       (await call(urls.license, "query($id: ID!) { found: license(id: $id) { license { id userId start end } } }", { id }))
         .found.license,

@@ -1,6 +1,6 @@
 import { type ClientStyle, type PageRequest, type ServiceUrls, type StyleClient, StyleError } from "./StyleClient.js"
 
-/** Plain `fetch` against the REST paths of contract §3.5. */
+/** Plain `fetch` against the REST paths of contract §5. */
 const restClient = (urls: ServiceUrls): StyleClient => {
   const call = async (url: string, init?: { method: string; body: unknown }) => {
     const response = await fetch(url, init === undefined ? undefined : {

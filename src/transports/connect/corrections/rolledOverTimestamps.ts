@@ -7,7 +7,7 @@ import { isRecord } from "./Wire.js"
  * Correction 4, rolledOverTimestamps: protobuf-es reads a JSON google.protobuf.Timestamp by
  * checking its shape and handing it to `Date.parse`, which rolls impossible dates over
  * (`2023-02-30T00:00:00Z` arrives as March 2, `T24:00:00` as the next day), and refuses others
- * without naming the field. REST, GraphQL and /rpc refuse those (contract §3.3). So the JSON of a
+ * without naming the field. REST, GraphQL and /rpc refuse those (contract §3). So the JSON of a
  * method whose request holds a Timestamp is checked with the domain's parser in the strict decoder
  * (jsonReadOptions.ts), and the refusal names the field's path
  * (`license.start: must be an RFC 3339 timestamp ...`).

@@ -6,7 +6,7 @@ import type { ErrorCorrection } from "./RouterError.js"
  * Correction 5, undecodableAsInternal: connect-es answers a request message it cannot decode as
  * `internal` (Connect: HTTP 500; gRPC and gRPC-Web: status 13) — garbage or truncated protobuf
  * ("parse binary: premature EOF"), an envelope flagged compressed with no `grpc-encoding` — though
- * the caller is at fault (contract §3.7 wants invalid_argument, as connect-es answers for bad
+ * the caller is at fault (contract §8 wants invalid_argument, as connect-es answers for bad
  * JSON). It decodes before any interceptor runs and its binary read options have no hook, so the
  * router's response is re-coded before it is written (CorrectedAnswer.ts): the message stays, the
  * code becomes invalid_argument. Such a failure always comes before any output, so it is the first
