@@ -85,13 +85,15 @@ export const onboardingPage = (services: Services) => {
     result.replaceChildren()
     submit.setAttribute("disabled", "")
     const workflowId = input("workflowOptions.workflowId").value.trim()
-    const sent = {
-      org: input("org.name").value,
-      person: input("profile.fullName").value,
-      start: instant(input("license.start").value),
-      end: instant(input("license.end").value)
-    }
     try {
+      // Inside the try: a date the input allows but Date cannot hold (a year past 9999) throws,
+      // and is then shown, with the button enabled again.
+      const sent = {
+        org: input("org.name").value,
+        person: input("profile.fullName").value,
+        start: instant(input("license.start").value),
+        end: instant(input("license.end").value)
+      }
       const created = await rest<Created>(services, "workflow", "/workflow/workflows/onboarding", {
         org: { name: sent.org },
         profile: { fullName: sent.person },

@@ -9,11 +9,20 @@ export interface Route {
   readonly query: URLSearchParams
 }
 
+/** A fragment typed or pasted by hand may hold a stray `%`: taken as it is rather than throwing. */
+const decoded = (part: string): string => {
+  try {
+    return decodeURIComponent(part)
+  } catch {
+    return part
+  }
+}
+
 export const currentRoute = (): Route => {
   const fragment = location.hash.replace(/^#\/?/, "")
   const mark = fragment.indexOf("?")
   const path = mark === -1 ? fragment : fragment.slice(0, mark)
-  const [section = "", id] = path.split("/").map(decodeURIComponent)
+  const [section = "", id] = path.split("/").map(decoded)
   return { section, id: id === "" ? undefined : id, query: new URLSearchParams(mark === -1 ? "" : fragment.slice(mark + 1)) }
 }
 

@@ -192,6 +192,12 @@ describe.skipIf(chromiumPath === undefined)("the onboarding console, in Chromium
       await page.goto(`${guarded.workflow}/#/orgs`)
       await expect.poll(() => alert(page).innerText(), { timeout: 10_000 })
         .toBe("This server needs an API token: enter it at the top of the page.")
+      // A token no header can carry is refused by the field itself, rather than failing the call
+      // as if the service were out of reach.
+      await page.getByLabel("API token").fill("tökén")
+      await page.getByRole("button", { name: "Use" }).click()
+      expect(await page.evaluate("document.getElementById('token').validity.patternMismatch")).toBe(true)
+      expect(await page.evaluate("sessionStorage.getItem('onboarding-api-token')")).toBe(null)
       await page.getByLabel("API token").fill("not-the-token")
       await page.getByRole("button", { name: "Use" }).click()
       await expect.poll(() => alert(page).innerText(), { timeout: 10_000 })

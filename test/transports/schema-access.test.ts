@@ -11,7 +11,7 @@ import { settings } from "../../src/main/Settings.js"
 import { startupLine } from "../../src/main/StartupFailure.js"
 import { introspectionOnly } from "../../src/transports/graphql/IntrospectionOnly.js"
 import { parse } from "../../src/transports/graphql/GraphqlJs.js"
-import type { SchemaAccess } from "../../src/transports/http/BearerAuth.js"
+import { type SchemaAccess, tokenlessInFlight } from "../../src/transports/http/BearerAuth.js"
 import { Services } from "../e2e/support/Servers.js"
 import { inProcessServers } from "../support/InProcessServers.js"
 import { h2Session, neverEndingRequest } from "../reliability/support/slowStreams.js"
@@ -279,6 +279,30 @@ describe("SCHEMA_ACCESS=open: a token-less GraphQL request is read, within bound
         const query = `{ __typename ${"__typename ".repeat(7_000)}}`
         const reply = yield* Effect.promise(() => graphql(org, query))
         expect({ status: reply.status, body: reply.body }).toEqual(unauthenticatedGraphql)
+      }))
+
+    it.effect(`at most ${tokenlessInFlight} calls without the token at once: then 401, while calls with the token go on`, () =>
+      Effect.gen(function*() {
+        const { org } = yield* Services
+        const session = yield* Effect.promise(() => h2Session(org))
+        // Reflection streams that never send a request: each holds its place until it ends.
+        const held = Array.from({ length: tokenlessInFlight }, () =>
+          session.request({
+            ":method": "POST",
+            ":path": `/${reflectionV1.ServerReflection.typeName}/ServerReflectionInfo`,
+            "content-type": "application/grpc",
+            te: "trailers"
+          })
+        )
+        for (const stream of held) stream.on("error", () => {})
+        yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 300)))
+        expect((yield* Effect.promise(() => get(`${org}/openapi.json`))).status).toBe(401)
+        expect((yield* Effect.promise(() => get(`${org}/openapi.json`, { authorization }))).status).toBe(200)
+        expect(yield* Effect.promise(() => createOrgCode(org, [bearer(token)]))).toBe("ok")
+        for (const stream of held) stream.close()
+        yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 300)))
+        session.destroy()
+        expect((yield* Effect.promise(() => get(`${org}/openapi.json`))).status).toBe(200)
       }))
   })
 })

@@ -68,6 +68,14 @@ export const deferredRefusal = (request: object): Refusal | undefined => deferre
  */
 export const bearerAuth = (token: Option.Option<Redacted.Redacted>, schemaAccess: SchemaAccess) => {
   const authorized = bearerCheck(token)
+  let tokenless = 0
+  /** Takes one of the places for calls without the token, given back when the answer is over. */
+  const letThrough = (response: Response): boolean => {
+    if (tokenless >= tokenlessInFlight) return false
+    tokenless += 1
+    response.once("close", () => tokenless -= 1)
+    return true
+  }
   return (request: Request, response: Response): boolean => {
     if (authorized === undefined || authorized(request.headers["authorization"])) return false
     const refusal: Refusal = {
@@ -77,9 +85,9 @@ export const bearerAuth = (token: Option.Option<Redacted.Redacted>, schemaAccess
     }
     if (schemaAccess === "open") {
       const path = pathOf(request)
-      if (schemaPaths.has(path)) return false
-      if (path === "/graphql") {
-        deferred.set(request, refusal)
+      const schema = schemaPaths.has(path)
+      if ((schema || path === "/graphql") && letThrough(response)) {
+        if (!schema) deferred.set(request, refusal)
         return false
       }
     }
@@ -87,3 +95,12 @@ export const bearerAuth = (token: Option.Option<Redacted.Redacted>, schemaAccess
     return true
   }
 }
+
+/**
+ * How many calls without the token one port lets through at once (SCHEMA_ACCESS=open); beyond
+ * that they get the 401 any call without the token gets. A reflection stream waits for its
+ * client's requests until the request timeout, and a GraphQL body is read for up to 2 s: without
+ * a cap of their own, callers without the token could hold every place of MAX_REQUESTS_IN_FLIGHT
+ * and starve the callers with it. A person's GraphiQL or `buf curl` needs one or two at a time.
+ */
+export const tokenlessInFlight = 16

@@ -78,7 +78,7 @@ const consolePage = page(
   </nav>
   <form id="token-form" aria-label="API access">
     <label for="token">API token</label>
-    <input id="token" name="token" type="password" autocomplete="off" aria-describedby="token-hint">
+    <input id="token" name="token" type="password" autocomplete="off" aria-describedby="token-hint" pattern="[ ]*[!-~]*[ ]*" title="An API token is visible ASCII, without spaces">
     <button type="submit">Use</button>
     <p id="token-hint" class="hint">Only if the server has one; kept in this tab only.</p>
   </form>
