@@ -1,27 +1,19 @@
 import { License } from "../src/domain/License.js"
 import { Org } from "../src/domain/Org.js"
 import { Profile } from "../src/domain/Profile.js"
-import { domainTable, sqlTable } from "../src/services/SqlTable.js"
+import { domainTable } from "../src/services/SqlTable.js"
+import { runs } from "../src/services/WorkflowRuns.js"
 import { statements } from "./baselines/statements.js"
 
 /**
  * The services' statement texts, built as the services build them (Orgs.ts, Profiles.ts,
- * Licenses.ts from the domain classes; WorkflowRuns.ts's run table, whose columns are written out
- * here as they are there), so that a run whose baselines would send other statements than the
+ * Licenses.ts from the domain classes; WorkflowRuns.ts's run table as it declares it), so that a run whose baselines would send other statements than the
  * services stops before it measures anything.
  */
 const servicesStatements = (): Record<keyof typeof statements, string> => {
   const orgs = domainTable("orgs", Org)
   const profiles = domainTable("profiles", Profile)
   const licenses = domainTable("licenses", License, { start: "start_at", end: "end_at" })
-  const runs = sqlTable("onboarding_runs", {
-    workflowId: "workflow_id",
-    orgId: "org_id",
-    profileId: "profile_id",
-    licenseId: "license_id",
-    status: "status",
-    fingerprint: "request_fingerprint"
-  })
   return {
     insertOrg: orgs.insertUnlessPresent("id"),
     selectOrg: `select ${orgs.selectList} from orgs where id = $1`,

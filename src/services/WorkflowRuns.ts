@@ -14,7 +14,7 @@ import { databaseOperation, transaction } from "./Transient.js"
 export type { StoredRun }
 
 /** The run's row; its status is "completed", the only one a run reaches (it commits with its records). */
-const runs = sqlTable("onboarding_runs", {
+export const runs = sqlTable("onboarding_runs", {
   workflowId: "workflow_id",
   orgId: "org_id",
   profileId: "profile_id",

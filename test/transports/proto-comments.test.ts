@@ -23,7 +23,8 @@ import { OrgOperations } from "../../src/operations/OrgOperations.js"
 import { ProfileOperations } from "../../src/operations/ProfileOperations.js"
 import { WorkflowOperations } from "../../src/operations/WorkflowOperations.js"
 import { domainSchemaOf, OperationDescription } from "../../src/operations/WireShape.js"
-import { elementOf, isAbsent, objectOf } from "../../src/transports/SchemaShape.js"
+import { elementOf, objectOf } from "../../src/transports/SchemaShape.js"
+import { descriptionOf } from "../../src/transports/graphql/Descriptions.js"
 import { withSourceInfo } from "../../src/transports/connect/ReflectionService.js"
 import { Services } from "../e2e/support/Servers.js"
 import { inProcessServers } from "../support/InProcessServers.js"
@@ -51,14 +52,6 @@ const services: ReadonlyArray<readonly [DescService, Table]> = [
   [LicenseService, LicenseOperations],
   [WorkflowService, WorkflowOperations]
 ]
-
-const descriptionOf = (ast: AST.AST): string | undefined => {
-  const own = Option.getOrUndefined(AST.getDescriptionAnnotation(ast))
-  if (own !== undefined) return own
-  if (ast._tag === "Transformation") return Option.getOrUndefined(AST.getDescriptionAnnotation(ast.to))
-  const present = ast._tag === "Union" ? ast.types.filter((member) => !isAbsent(member)) : []
-  return present.length === 1 ? descriptionOf(present[0]!) : undefined
-}
 
 const membersOf = (ast: AST.AST) =>
   new Map((objectOf(ast)?.propertySignatures ?? []).map((member) => [String(member.name), member]))

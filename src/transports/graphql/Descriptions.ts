@@ -30,7 +30,8 @@ const say = (target: Describable, text: string | undefined) => {
   if (text !== undefined) target.description = text
 }
 
-const descriptionOf = (ast: AST.AST): string | undefined => {
+/** A schema's description: its own, a class's on its type side, or an optional type's present member's. */
+export const descriptionOf = (ast: AST.AST): string | undefined => {
   const own = Option.getOrUndefined(AST.getDescriptionAnnotation(ast))
   if (own !== undefined) return own
   // A class keeps its description on its type side; an optional type, on the type it may be.
