@@ -11,7 +11,7 @@ import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { Effect, ManagedRuntime } from "effect"
+import { Cause, Effect, ManagedRuntime } from "effect"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import { makeEffectStore, pgLayer } from "./effectStore.js"
@@ -72,7 +72,13 @@ const routes = [
 
 const app = routes.reduce<HttpRouter.HttpRouter<any, any>>((router, route) => route(router), HttpRouter.empty).pipe(
   Effect.catchTag("RouteNotFound", () => Effect.succeed(json({ code: 5 }, 404))),
-  Effect.catchAllCause((cause) => Effect.succeed(json({ code: 13, message: String(cause) }, 500)))
+  // The answer and the log carry what the driver said too (SqlError's own message is generic).
+  Effect.catchAllCause((cause) => {
+    const error = Cause.squash(cause) as { readonly cause?: unknown }
+    const message = error.cause === undefined ? String(error) : `${String(error)}: ${String(error.cause)}`
+    console.error(`baseline (d): ${message}`)
+    return Effect.succeed(json({ code: 13, message }, 500))
+  })
 )
 
 const handler = await runtime.runPromise(
