@@ -9,7 +9,9 @@ baselines, --quick included. The peers the targets name: (d) HttpRouter + @effec
 (f) connect-node + @effect/sql-pg through a ManagedRuntime, the peer of Connect JSON, Connect
 binary and gRPC; (g) graphql-js + @effect/sql-pg through a ManagedRuntime, GraphQL's. Reported
 beside them, not targeted: (a) node:http + pg, Node's floor; (b) connect-node + pg and (e)
-graphql-js + pg, the hand-written peers; (c) pgbench. The all-in-one process on the embedded
+graphql-js + pg, the hand-written peers; (c) pgbench. The org process is run a second time with
+OTLP export configured (every call sampled, to a sink in the benchmark), calls one at a time, and
+its CPU per call held to the untraced one's (needs concurrency 1). The all-in-one process on the embedded
 database is started on a new data directory, then again on the same one, which is measured (not
 with --quick when DATABASE_URL is set).
 Needs wrk, h2load (Debian: wrk, nghttp2-client) and, with DATABASE_URL, pgbench.

@@ -22,6 +22,7 @@ const table = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<
 
 const serverTitle: Record<Server, string> = {
   "services-pg": "Services, one process per service, PostgreSQL",
+  "services-pg-traced": "Services, the org process with OTLP export configured (every call sampled), PostgreSQL",
   "services-embedded": "Services, all-in-one process, embedded PGlite",
   a: "Baseline (a): node:http + pg",
   b: "Baseline (b): connect-node + pg, no Effect",
@@ -48,9 +49,10 @@ const peerNote = "Peer: the minimal Effect service on the same libraries, same r
  * (a), or to (c) for the workflow.
  */
 export const throughputTable = (results: Results, server: Server): string | undefined => {
-  const top = results.concurrencies.at(-1)!
+  // The traced run calls one at a time only.
+  const top = server === "services-pg-traced" ? 1 : results.concurrencies.at(-1)!
   const withTargets = server === "services-pg"
-  const asCeiling = server !== "services-pg" && server !== "services-embedded" && server !== "c"
+  const asCeiling = !["services-pg", "services-pg-traced", "services-embedded", "c"].includes(server)
   const rows: Array<Array<string>> = []
   for (const operation of operations) {
     for (const style of [...styles, "pgbench" as const]) {
@@ -116,7 +118,7 @@ const besideSection = (results: Results): Array<string> => {
 }
 
 export const report = (results: Results): string => {
-  const sections = (["services-pg", "services-embedded", "d", "f", "g", "a", "b", "c", "e"] as const)
+  const sections = (["services-pg", "services-pg-traced", "services-embedded", "d", "f", "g", "a", "b", "c", "e"] as const)
     .map((server) => throughputTable(results, server))
     .filter((s): s is string => s !== undefined)
   return [

@@ -1,8 +1,11 @@
 import type { Measured } from "./load/Measured.js"
 import type { Operation, Style } from "./Scenarios.js"
 
-/** Who served a measured cell: the services (per database mode) or one of the baselines. */
-export type Server = "services-pg" | "services-embedded" | "a" | "b" | "c" | "d" | "e" | "f" | "g"
+/**
+ * Who served a measured cell: the services (per database mode; on PostgreSQL also the org
+ * process again with OTLP export configured, "traced") or one of the baselines.
+ */
+export type Server = "services-pg" | "services-pg-traced" | "services-embedded" | "a" | "b" | "c" | "d" | "e" | "f" | "g"
 
 export interface Cell {
   readonly server: Server
@@ -30,4 +33,6 @@ export interface Results {
   readonly cells: ReadonlyArray<Cell>
   readonly processes: ReadonlyArray<ProcessFigures>
   readonly concurrencies: ReadonlyArray<number>
+  /** The traced run's calls (check, warm-up and measured) and the spans the OTLP sink received for them. */
+  readonly traced?: { readonly calls: number; readonly spans: number }
 }

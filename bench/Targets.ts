@@ -15,8 +15,13 @@ export const limits = {
   /** Calls/s at c64, ours ÷ the peer's, every operation. */
   rate: { goal: 0.8, must: 0.6 },
   /** p99 at c16, ours ÷ the peer's, every operation. */
-  p99: { goal: 1.3, must: 1.6 }
+  p99: { goal: 1.3, must: 1.6 },
+  /** CPU µs per call with OTLP export configured (every call sampled) ÷ without, calls one at a time. */
+  traced: { goal: 1.3, must: 1.6 }
 } as const
+
+/** What the traced run measures: the org process's operations, in every style. */
+export const tracedOperations: ReadonlyArray<Operation> = ["GetOrg", "CreateOrg"]
 
 /** The styles whose workflow has its own CPU target: those (f) and (d) serve (issue 28). */
 export const workflowCpuStyles: ReadonlyArray<Style> = ["connect-json", "connect-binary", "grpc", "rest"]
@@ -175,6 +180,32 @@ const latencyTargets = (results: Results): Array<Target> =>
     }
   })
 
+/**
+ * Traced against untraced, the same process and operation at c1: the CPU a sampled, exported call
+ * costs on top. The spans the sink received per call show that every call was exported.
+ */
+const tracedTargets = (results: Results): Array<Target> => {
+  const perCall = results.traced === undefined || results.traced.calls === 0
+    ? "no spans counted"
+    : `${(results.traced.spans / results.traced.calls).toFixed(1)} spans exported per call`
+  return styles.map((style) => {
+    const untraced: Peer = { server: "services-pg", style }
+    const ratios = tracedOperations.map((op) => [op, cpuRatio(results, "services-pg-traced", op, style, untraced, 1)] as const)
+    const worst = worstOf(ratios, false)
+    const pair = (op: Operation) =>
+      `${us(find(results, "services-pg-traced", op, style, 1)?.cpuMicrosPerRequest)} vs ` +
+      `${us(find(results, "services-pg", op, style, 1)?.cpuMicrosPerRequest)} us`
+    return {
+      target: `${style} CPU us per call traced vs untraced at c1, ${tracedOperations.join(" and ")}`,
+      ...limitText(limits.traced, true),
+      verdict: held(worst?.[1], limits.traced, true),
+      detail: worst === undefined
+        ? notMeasured(1, results)
+        : `highest ${x(worst[1])} (${worst[0]}: ${pair(worst[0])}); ${perCall}`
+    }
+  })
+}
+
 /** The all-in-one process on PGlite, started on a new data directory and again on the same one. */
 const embeddedTargets = (results: Results): Array<Target> => {
   const at = (dir: "new" | "existing") =>
@@ -255,6 +286,7 @@ export const targets = (results: Results): ReadonlyArray<Target> => {
     ...(ran("services-pg")
       ? [...cpuTargets(results), ...workflowCpuTargets(results), ...rateTargets(results), ...latencyTargets(results)]
       : []),
+    ...(ran("services-pg-traced") ? tracedTargets(results) : []),
     ...(ran("services-embedded") ? embeddedTargets(results) : []),
     ...memoryTarget(results),
     ...soundnessTargets(results)

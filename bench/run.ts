@@ -15,6 +15,7 @@ import type { Load, Measured } from "./load/Measured.js"
 import { pgbench } from "./load/pgbench.js"
 import { wrk } from "./load/wrk.js"
 import { machine } from "./Machine.js"
+import { otlpSink } from "./OtlpSink.js"
 import { parseOptions, usage } from "./Options.js"
 import { handWrittenOf, peerOf } from "./Peers.js"
 import { cpuMicros, freePort, peakRss, rssMiB, start, type Started, stop } from "./Processes.js"
@@ -35,7 +36,7 @@ import {
 } from "./Scenarios.js"
 import { statementsDrift } from "./StatementsCheck.js"
 import { createDatabase, dropDatabase } from "./TempDatabase.js"
-import { noFailedRequests, targets } from "./Targets.js"
+import { noFailedRequests, targets, tracedOperations } from "./Targets.js"
 import { ensureTools } from "./Tools.js"
 
 const root = fileURLToPath(new URL("../../../", import.meta.url))
@@ -71,6 +72,9 @@ const measure = (s: Scenario, url: string, load: Load): Promise<Measured> =>
 const errorsLogged = (started: Started) => (started.output().match(/\bERROR\b|"level":"error"/g) ?? []).length
 
 const warmed = new Set<string>()
+/** Calls made to each server, check and warm-up calls included: the traced run's spans are counted against them. */
+const callsTo = new Map<Server, number>()
+const counted = (server: Server, requests: number) => callsTo.set(server, (callsTo.get(server) ?? 0) + requests)
 
 /**
  * Whether --only leaves a scenario in: ours when it matches; a baseline's also when it is the
@@ -80,7 +84,7 @@ const warmed = new Set<string>()
 const wanted = (server: Server, operation: Operation, style: Style) => {
   const matches = (s: Style) => options.only === undefined || options.only.test(`${operation} ${s}`)
   if (matches(style)) return true
-  if (server === "services-pg" || server === "services-embedded") return false
+  if (server === "services-pg" || server === "services-pg-traced" || server === "services-embedded") return false
   return styles.some((ours) =>
     matches(ours) &&
     (server === "a" || [peerOf(ours), handWrittenOf(ours)].some((peer) => peer.server === server && peer.style === style))
@@ -92,15 +96,17 @@ const wanted = (server: Server, operation: Operation, style: Style) => {
  * warms up every scenario; --quick only the first of each style on each port (the JIT's work is
  * mostly per style), to stay within its time.
  */
-const loadScenario = async (server: Server, s: Scenario, url: string, pid: number) => {
+const loadScenario = async (server: Server, s: Scenario, url: string, pid: number, concurrencies: ReadonlyArray<number>) => {
   if (!wanted(server, s.operation, s.style)) return
   await checkCall(s, url)
+  counted(server, 1)
   const warmth = options.quick ? `${server} ${url} ${s.style}` : `${server} ${url} ${s.operation} ${s.style}`
-  if (!warmed.has(warmth)) await measure(s, url, { concurrency: 16, seconds: options.warmupSeconds })
+  if (!warmed.has(warmth)) counted(server, (await measure(s, url, { concurrency: 16, seconds: options.warmupSeconds })).requests)
   warmed.add(warmth)
-  for (const concurrency of options.concurrencies) {
+  for (const concurrency of concurrencies) {
     const before = cpuMicros(pid)
     const measured = await measure(s, url, { concurrency, seconds: options.seconds })
+    counted(server, measured.requests)
     const cpuMicrosPerRequest = (cpuMicros(pid) - before) / Math.max(1, measured.requests)
     cells.push({ server, operation: s.operation, style: s.style, concurrency, measured, cpuMicrosPerRequest })
     log(`  ${server} ${s.operation} ${s.style} c${concurrency}: ${measured.rps.toFixed(0)} req/s, ` +
@@ -112,13 +118,19 @@ const loadScenario = async (server: Server, s: Scenario, url: string, pid: numbe
 type Work = ReadonlyArray<readonly [Operation, Partial<Record<Style, string>>]>
 
 /** Loads every scenario of `work` against one process, recording its memory. */
-const loadProcess = async (server: Server, started: Started, work: Work, dataDirectory?: "new" | "existing") => {
+const loadProcess = async (
+  server: Server,
+  started: Started,
+  work: Work,
+  dataDirectory?: "new" | "existing",
+  concurrencies = options.concurrencies
+) => {
   await sleep(2_000)
   const idleMiB = rssMiB(started.child.pid!)
   const [, loadMiB] = await peakRss(started.child.pid!, async () => {
     for (const [operation, styleUrls] of work) {
       for (const [style, url] of Object.entries(styleUrls) as Array<[Style, string]>) {
-        await loadScenario(server, scenario(operation, style, seed), url, started.child.pid!)
+        await loadScenario(server, scenario(operation, style, seed), url, started.child.pid!, concurrencies)
       }
     }
   })
@@ -152,6 +164,38 @@ const everyStyle = (url: string) => Object.fromEntries(styles.map((style) => [st
 const services: ReadonlyArray<Service> = ["org", "profile", "license", "workflow"]
 const opsOf = (service: Service) => operations.filter((op) => serviceOf[op] === service)
 const poolSize = process.env["DATABASE_POOL_SIZE"] ?? "10"
+let traced: Results["traced"]
+
+/**
+ * The org process again, with OTLP export configured as a user would (OTEL_EXPORTER_OTLP_ENDPOINT,
+ * every call sampled), calls one at a time: its CPU per call is held to the untraced one's at c1
+ * (issue 28). The spans go to a sink in this process that counts them.
+ */
+const tracedRun = async (env: Readonly<Record<string, string>>) => {
+  if (!styles.some((style) => tracedOperations.some((op) => wanted("services-pg-traced", op, style)))) return
+  if (!options.concurrencies.includes(1)) return log("traced run skipped: it compares calls one at a time (needs concurrency 1)")
+  const sink = await otlpSink()
+  try {
+    const port = await freePort()
+    const url = `http://127.0.0.1:${port}`
+    log("services on PostgreSQL: org, traced (OTLP export, every call sampled)")
+    const started = await start({
+      name: "org (traced)",
+      script: dist("main/org.js"),
+      env: { ...env, PORT: String(port), OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_TRACES_SAMPLER: "always_on" },
+      readyUrls: [`${url}/readyz`]
+    })
+    try {
+      await loadProcess("services-pg-traced", started, each(tracedOperations, everyStyle(url)), undefined, [1])
+    } finally {
+      // Stopping flushes the last batch of spans.
+      await stop(started)
+    }
+    traced = { calls: callsTo.get("services-pg-traced") ?? 0, spans: sink.spans() }
+  } finally {
+    await sink.close()
+  }
+}
 
 const onPostgres = async (serverUrl: string) => {
   const database = await createDatabase(serverUrl, `bench_${randomBytes(4).toString("hex")}`)
@@ -180,6 +224,7 @@ const onPostgres = async (serverUrl: string) => {
     } finally {
       for (const [, started] of running) await stop(started)
     }
+    await tracedRun(env)
 
     if (!options.baselines) return
     // Every baseline runs under --quick too: (d), (f) and (g) are the peers the targets name; (b), (e),
@@ -282,7 +327,7 @@ try {
 } finally {
   rmSync(scratch, { recursive: true, force: true })
 }
-const results: Results = { cells, processes, concurrencies: options.concurrencies }
+const results: Results = { cells, processes, concurrencies: options.concurrencies, ...(traced === undefined ? {} : { traced }) }
 const minutes = ((performance.now() - began) / 60_000).toFixed(1)
 const text = [
   `## Benchmark ${new Date().toISOString()} (${options.quick ? "--quick" : "full"}, ${minutes} min)`,

@@ -20,7 +20,15 @@ export const readProfile = (file: string) => {
   const selfMicros = new Map<number, number>()
   profile.samples.forEach((id, i) => selfMicros.set(id, (selfMicros.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)))
   const totalMicros = [...selfMicros.values()].reduce((a, b) => a + b, 0)
-  return { root: profile.nodes[0]!, byId, parent, selfMicros, totalMicros }
+  // Each sample in time order: its frame, when it was taken (µs since profiling began, which is
+  // when the process began for --cpu-prof) and the time it stands for.
+  let at = 0
+  const samples = profile.samples.map((id, i) => {
+    const micros = profile.timeDeltas[i] ?? 0
+    at += micros
+    return { id, atMicros: at, micros }
+  })
+  return { root: profile.nodes[0]!, byId, parent, selfMicros, totalMicros, samples }
 }
 
 /** `name file:line`, with paths shortened to the package or to `dist/`. */
