@@ -47,9 +47,11 @@ export const start = async (options: {
   readonly script: string
   readonly env: Readonly<Record<string, string>>
   readonly readyUrls?: ReadonlyArray<string>
+  /** Node's own flags (`--cpu-prof`), before the script. */
+  readonly nodeArgs?: ReadonlyArray<string>
 }): Promise<Started> => {
   const began = performance.now()
-  const child = spawn(process.execPath, [options.script], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), options.script], {
     env: { ...process.env, ...options.env },
     stdio: ["ignore", "pipe", "pipe"]
   })

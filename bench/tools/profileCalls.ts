@@ -114,8 +114,7 @@ const profileOne = async (server: string): Promise<{ readonly groups: Map<string
     const env = {
       DATABASE_URL: database.url,
       PORT: String(port),
-      GRPC_PORT: String(grpcPort),
-      NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir} --import=${pathToFileURL(exitHook).href}`
+      GRPC_PORT: String(grpcPort)
     }
     const ours = server === "ours"
     const baseline = baselines[server]
@@ -125,6 +124,7 @@ const profileOne = async (server: string): Promise<{ readonly groups: Map<string
       name: server,
       script: ours ? join(root, `dist/main/${serviceOf[operation]}.js`) : join(root, "dist/bench/bench/baselines", baseline!.script),
       env,
+      nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${profileDir}`, `--import=${pathToFileURL(exitHook).href}`],
       ...(ours ? { readyUrls: [`http://127.0.0.1:${port}/readyz`] } : {})
     })
     const url = `http://127.0.0.1:${!ours && style === "grpc" ? grpcPort : port}`
