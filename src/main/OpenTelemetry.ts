@@ -1,11 +1,12 @@
 import * as NodeSdk from "@effect/opentelemetry/NodeSdk"
-import { type DiagLogger, diag, DiagLogLevel } from "@opentelemetry/api"
+import * as OtelTracer from "@effect/opentelemetry/Tracer"
+import { context, createContextKey, type DiagLogger, diag, DiagLogLevel, ROOT_CONTEXT } from "@opentelemetry/api"
 import { OTLPMetricExporter } from "@opentelemetry/exporter-metrics-otlp-proto"
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-proto"
 import { PeriodicExportingMetricReader } from "@opentelemetry/sdk-metrics"
 import { ExportResultCode } from "@opentelemetry/core"
-import { BatchSpanProcessor, type ReadableSpan, type SpanExporter } from "@opentelemetry/sdk-trace-base"
-import { Config, Effect, Layer, Metric, MetricLabel, Option, Runtime } from "effect"
+import { BatchSpanProcessor, type ReadableSpan, type SpanExporter, type SpanProcessor } from "@opentelemetry/sdk-trace-base"
+import { Config, Effect, Layer, Metric, MetricLabel, Option, Runtime, Tracer } from "effect"
 import type { OtlpExport } from "./OtlpSettings.js"
 
 /** Whether the environment names a service itself (it then wins over ours). */
@@ -70,6 +71,36 @@ const diagnostics = <R>(runtime: Runtime.Runtime<R>): DiagLogger => {
   return { error: say("error"), warn: say("warning"), info: quiet, debug: quiet, verbose: quiet }
 }
 
+const shutdownTimeout = "5 seconds"
+
+/**
+ * Whether a context manager is registered with OpenTelemetry's API. Without one (the API's
+ * default, which nothing here changes), `context.with` runs its function and drops the context it
+ * was given, and `context.active()` is always the root context.
+ */
+const contextManaged = (): boolean => {
+  const key = createContextKey("onboarding/context-probe")
+  return context.with(ROOT_CONTEXT.setValue(key, true), () => context.active().getValue(key) === true)
+}
+
+/**
+ * @effect/opentelemetry's tracer on a span processor. Each time a traced fiber resumes, that
+ * tracer builds an OpenTelemetry Context holding the fiber's span (a span-context wrapper and a
+ * copy of the context's Map) for `context.with`, for instrumentations that read the active
+ * context. No context manager means no reader: the context is dropped at once, and building it was
+ * the largest part of what a traced call cost beyond the spans themselves (docs/benchmarks.md §5).
+ * The same tracer then runs a fiber as the untraced one does; its spans, their parents and what
+ * is exported are unchanged.
+ */
+const tracerLayer = (processor: SpanProcessor) =>
+  Layer.unwrapEffect(Effect.map(OtelTracer.make, (tracer) =>
+    Layer.setTracer(
+      contextManaged() ? tracer : Tracer.make({ span: tracer.span, context: (execution) => execution() })
+    ))).pipe(
+      Layer.provideMerge(OtelTracer.layerTracer),
+      Layer.provide(NodeSdk.layerTracerProvider(processor, { shutdownTimeout }))
+    )
+
 /**
  * OpenTelemetry for a process named `name` (`org`, ..., `all`): service `onboarding-<name>` unless
  * OTEL_SERVICE_NAME or OTEL_RESOURCE_ATTRIBUTES says otherwise. Spans are batched (a bounded queue:
@@ -83,8 +114,7 @@ export const openTelemetryLayer = (name: string, otlp: OtlpExport) =>
     const runtime = yield* Effect.runtime<never>()
     diag.setLogger(diagnostics(runtime), DiagLogLevel.WARN)
     const named = yield* namesService
-    return NodeSdk.layer(() => ({
-      ...(otlp.traces ? { spanProcessor: new BatchSpanProcessor(counted(new OTLPTraceExporter())) } : {}),
+    const sdk = NodeSdk.layer(() => ({
       ...(otlp.metrics
         ? {
           metricReader: new PeriodicExportingMetricReader({
@@ -95,6 +125,9 @@ export const openTelemetryLayer = (name: string, otlp: OtlpExport) =>
         }
         : {}),
       ...(named ? {} : { resource: { serviceName: `onboarding-${name}` } }),
-      shutdownTimeout: "5 seconds"
+      shutdownTimeout
     }))
+    return otlp.traces
+      ? Layer.provideMerge(tracerLayer(new BatchSpanProcessor(counted(new OTLPTraceExporter()))), sdk)
+      : sdk
   }))
