@@ -6,7 +6,7 @@ const report = readFileSync(new URL("../docs/benchmarks.md", import.meta.url), "
 const optionsIn = (text: string) => new Set([...text.matchAll(/--([a-z][a-z-]+)/g)].map(([, name]) => name!))
 
 /**
- * The benchmark cannot run in the test suite (it wants a quiet machine for twenty minutes), so its
+ * The benchmark cannot run in the test suite (it wants a quiet machine for half an hour), so its
  * report's commands are held to the benchmark's own option parser's usage text instead: an option
  * the report shows that the benchmark does not take, or one it takes that the report leaves out,
  * fails here.
