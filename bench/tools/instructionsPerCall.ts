@@ -1,0 +1,147 @@
+/**
+ * Instructions per call of one of our processes, counted by callgrind: CPU time on a shared
+ * two-core machine moves by more than most single changes, instruction counts do not. The org
+ * process runs under `valgrind --tool=callgrind --instr-atstart=no` on a database of its own; GetOrg
+ * over REST is called one call at a time over one keep-alive connection to warm up, then in windows
+ * with collection switched on only around each (`callgrind_control -i on|off`, a dump after each).
+ * Each window's instructions are split by function into V8's compiler, its garbage collector and
+ * the rest, the per-call work: the rest repeats within a few percent between windows once the code
+ * is warm, the total does not (compilation and collection land in windows at random).
+ *
+ *   DATABASE_URL=postgres://… node dist/bench/bench/tools/instructionsPerCall.js [--traced] \
+ *     [--warmup=4000] [--calls=300] [--windows=3]
+ *
+ * --traced: with OTLP export to a span-counting sink in this process, every call sampled. Needs
+ * valgrind (Debian: valgrind). Node's flags `--no-memory-reducer --interrupt-budget=4096`: under
+ * valgrind the process looks idle by the clock, V8's memory reducer then collects and throws
+ * optimised code away, and tier-up takes thousands of calls; they change when V8 compiles and
+ * collects, not the request path.
+ */
+import { execFileSync, spawn } from "node:child_process"
+import { randomBytes, randomUUID } from "node:crypto"
+import { mkdtempSync, readdirSync } from "node:fs"
+import * as http from "node:http"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import pg from "pg"
+import { statements } from "../baselines/statements.js"
+import { otlpSink } from "../OtlpSink.js"
+import { freePort } from "../Processes.js"
+import { createDatabase, dropDatabase } from "../TempDatabase.js"
+
+const root = fileURLToPath(new URL("../../../../", import.meta.url))
+const args = process.argv.slice(2)
+const option = (name: string, fallback: number) => Number(args.find((a) => a.startsWith(`--${name}=`))?.split("=")[1] ?? fallback)
+const traced = args.includes("--traced")
+const warmup = option("warmup", 4000)
+const calls = option("calls", 300)
+const windows = option("windows", 3)
+const serverUrl = process.env["DATABASE_URL"] ?? ""
+if (serverUrl === "") {
+  console.error("usage: DATABASE_URL=… instructionsPerCall [--traced] [--warmup=4000] [--calls=300] [--windows=3]")
+  process.exit(2)
+}
+
+/** Where an instruction was spent, by the function's name as callgrind_annotate prints it. */
+const compiler = /compiler::|maglev|baseline::|Compiler::|Parser|Bytecode|interpreter::|turboshaft|OptimizingCompile|CodeGenerator|Assembler|RegisterAllocat|Scanner|Ast|Zone|Compile|Deoptimiz|FeedbackMetadata|ScopeInfo|Scope::|Rewriter|Typer|Graph|Schedule|InstructionSelector|LiveRange|MoveOptimizer|JumpThreading|Frame/
+const collector = /Heap::|heap::|Scavenge|MarkCompact|Sweep|GCTracer|Marking|Marker|Evacuat|MemoryAllocator|PagedSpace|MinorMC|Worklist|MemoryChunk|LargeObject|NewSpace|SemiSpace|RememberedSet|SlotSet|ObjectVisitor|Visitor|Collector|IncrementalMarking|Compactor|Weak/
+
+const split = (file: string) => {
+  const text = execFileSync("callgrind_annotate", ["--inclusive=no", "--threshold=100", file], { encoding: "utf8", maxBuffer: 1 << 28 })
+  const sums = { total: 0, compiler: 0, gc: 0, rest: 0 }
+  for (const line of text.split("\n")) {
+    const match = /^\s*([\d,]+)\s+\([^)]*\)\s+(.*:.*)$/.exec(line)
+    if (match === null || line.includes("PROGRAM TOTALS")) continue
+    const ir = Number(match[1]!.replace(/,/g, ""))
+    const name = match[2]!
+    sums.total += ir
+    if (compiler.test(name)) sums.compiler += ir
+    else if (collector.test(name)) sums.gc += ir
+    else sums.rest += ir
+  }
+  return sums
+}
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
+const call = (url: string) =>
+  new Promise<void>((resolve, reject) => {
+    http.get(url, { agent }, (response) => {
+      response.resume()
+      response.on("end", () => (response.statusCode === 200 ? resolve() : reject(new Error(`HTTP ${response.statusCode}`))))
+    }).on("error", reject)
+  })
+const callMany = async (url: string, n: number) => {
+  for (let i = 0; i < n; i++) await call(url)
+}
+const sleep = (millis: number) => new Promise((resolve) => setTimeout(resolve, millis))
+
+const database = await createDatabase(serverUrl, `instructions_${randomBytes(4).toString("hex")}`)
+const sink = traced ? await otlpSink() : undefined
+const outDir = mkdtempSync(join(tmpdir(), "instructions-"))
+try {
+  execFileSync(process.execPath, [join(root, "dist/main/migrate.js")], {
+    env: { ...process.env, DATABASE_URL: database.url },
+    stdio: ["ignore", "ignore", "inherit"]
+  })
+  const orgId = randomUUID()
+  const client = new pg.Client({ connectionString: database.url })
+  await client.connect()
+  await client.query(statements.insertOrg, [orgId, "Acme Instructions"])
+  await client.end()
+  const port = await freePort()
+  const child = spawn("valgrind", [
+    "--tool=callgrind",
+    "--instr-atstart=no",
+    `--callgrind-out-file=${join(outDir, "callgrind.out.%p")}`,
+    process.execPath,
+    "--no-memory-reducer",
+    "--interrupt-budget=4096",
+    join(root, "dist/main/org.js")
+  ], {
+    env: {
+      ...process.env,
+      DATABASE_URL: database.url,
+      PORT: String(port),
+      LOG_FORMAT: "json",
+      ...(sink === undefined ? {} : { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_TRACES_SAMPLER: "always_on" })
+    },
+    stdio: ["ignore", "ignore", "inherit"]
+  })
+  try {
+    const url = `http://127.0.0.1:${port}/orgs/${orgId}`
+    for (let waited = 0; !(await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok, () => false)); waited++) {
+      if (child.exitCode !== null || waited > 600) throw new Error("the process under valgrind did not become ready")
+      await sleep(500)
+    }
+    const pid = String(child.pid)
+    process.stderr.write(`warming up: ${warmup} calls\n`)
+    await callMany(url, warmup)
+    for (let window = 1; window <= windows; window++) {
+      execFileSync("callgrind_control", ["-i", "on", pid], { stdio: "ignore" })
+      await callMany(url, calls)
+      execFileSync("callgrind_control", ["-i", "off", pid], { stdio: "ignore" })
+      execFileSync("callgrind_control", ["-d", pid], { stdio: "ignore" })
+      // Between windows, uncounted: what a window left for later (a collection) lands here, not in the next.
+      await callMany(url, calls)
+    }
+  } finally {
+    agent.destroy()
+    child.kill("SIGTERM")
+    await new Promise((resolve) => child.once("exit", resolve))
+  }
+  // callgrind.out.<pid>.<n>, one per window; the file without <n> is written at exit, with nothing counted.
+  const dumps = readdirSync(outDir).filter((f) => /\.\d+\.\d+$/.test(f))
+    .sort((a, b) => Number(a.split(".").at(-1)) - Number(b.split(".").at(-1)))
+  const per = (ir: number) => (ir / calls / 1e6).toFixed(3)
+  console.log(`| window (${traced ? "traced" : "untraced"}, GetOrg over REST, c1) | rest | V8 compiler | GC | total |`)
+  console.log("|---|---:|---:|---:|---:|")
+  for (const [i, file] of dumps.entries()) {
+    const sums = split(join(outDir, file))
+    console.log(`| ${i + 1} | ${per(sums.rest)} M | ${per(sums.compiler)} M | ${per(sums.gc)} M | ${per(sums.total)} M |`)
+  }
+  if (sink !== undefined) console.log(`\n${sink.spans()} spans received`)
+} finally {
+  await sink?.close()
+  await dropDatabase(serverUrl, database.name)
+}
