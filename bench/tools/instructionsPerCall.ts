@@ -2,16 +2,17 @@
  * Instructions per call of one of our processes, counted by callgrind: CPU time on a shared
  * two-core machine moves by more than most single changes, instruction counts do not. The org
  * process runs under `valgrind --tool=callgrind --instr-atstart=no` on a database of its own; GetOrg
- * over REST is called one call at a time over one keep-alive connection to warm up, then in windows
+ * (over REST, Connect JSON or GraphQL: --style) is called one call at a time over one keep-alive connection to warm up, then in windows
  * with collection switched on only around each (`callgrind_control -i on|off`, a dump after each).
  * Each window's instructions are split by function into V8's compiler, its garbage collector and
  * the rest, the per-call work: the rest repeats within a few percent between windows once the code
  * is warm, the total does not (compilation and collection land in windows at random).
  *
- *   DATABASE_URL=postgres://… node dist/bench/bench/tools/instructionsPerCall.js [--traced] \
- *     [--warmup=4000] [--calls=300] [--windows=3]
+ *   DATABASE_URL=postgres://… node dist/bench/bench/tools/instructionsPerCall.js [--server=ours|a|d|f|g] \
+ *     [--style=rest|connect-json|graphql] [--traced] [--warmup=4000] [--calls=300] [--windows=3]
  *
- * --traced: with OTLP export to a span-counting sink in this process, every call sampled. Needs
+ * --server: ours (the org process, the default), or a baseline serving the style: (d) REST's
+ * minimal Effect peer and (a) Node's floor, (f) Connect JSON's peer, (g) GraphQL's. --traced (ours only): with OTLP export to a span-counting sink in this process, every call sampled. Needs
  * valgrind (Debian: valgrind). Node's flags `--no-memory-reducer --interrupt-budget=4096`: under
  * valgrind the process looks idle by the clock, V8's memory reducer then collects and throws
  * optimised code away, and tier-up takes thousands of calls; they change when V8 compiles and
@@ -27,19 +28,33 @@ import { fileURLToPath } from "node:url"
 import pg from "pg"
 import { statements } from "../baselines/statements.js"
 import { otlpSink } from "../OtlpSink.js"
+import { checkCall } from "../Check.js"
 import { freePort } from "../Processes.js"
+import { type Scenario, scenario, type Style } from "../Scenarios.js"
 import { createDatabase, dropDatabase } from "../TempDatabase.js"
 
 const root = fileURLToPath(new URL("../../../../", import.meta.url))
 const args = process.argv.slice(2)
 const option = (name: string, fallback: number) => Number(args.find((a) => a.startsWith(`--${name}=`))?.split("=")[1] ?? fallback)
 const traced = args.includes("--traced")
+const server = args.find((a) => a.startsWith("--server="))?.split("=")[1] ?? "ours"
+const style = (args.find((a) => a.startsWith("--style="))?.split("=")[1] ?? "rest") as Style
+const scripts: Record<string, { readonly script: string; readonly styles: ReadonlyArray<Style> }> = {
+  ours: { script: "dist/main/org.js", styles: ["rest", "connect-json", "graphql"] },
+  a: { script: "dist/bench/bench/baselines/nodeHttpPg.js", styles: ["rest"] },
+  d: { script: "dist/bench/bench/baselines/effectRest.js", styles: ["rest"] },
+  f: { script: "dist/bench/bench/baselines/connectEffect.js", styles: ["connect-json"] },
+  g: { script: "dist/bench/bench/baselines/graphqlEffect.js", styles: ["graphql"] }
+}
 const warmup = option("warmup", 4000)
 const calls = option("calls", 300)
 const windows = option("windows", 3)
 const serverUrl = process.env["DATABASE_URL"] ?? ""
-if (serverUrl === "") {
-  console.error("usage: DATABASE_URL=… instructionsPerCall [--traced] [--warmup=4000] [--calls=300] [--windows=3]")
+if (serverUrl === "" || !scripts[server]?.styles.includes(style) || (traced && server !== "ours")) {
+  console.error(
+    "usage: DATABASE_URL=… instructionsPerCall [--server=ours|a|d|f|g] [--style=rest|connect-json|graphql] [--traced] " +
+      "[--warmup=4000] [--calls=300] [--windows=3] (a server serving the style; --traced for ours)"
+  )
   process.exit(2)
 }
 
@@ -64,15 +79,18 @@ const split = (file: string) => {
 }
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
-const call = (url: string) =>
+/** One call of the scenario; a GraphQL error arrives with 200 and is not looked for: the call is checked once before. */
+const call = (base: string, s: Scenario) =>
   new Promise<void>((resolve, reject) => {
-    http.get(url, { agent }, (response) => {
+    const request = http.request(`${base}${s.path}`, { agent, method: s.method, headers: s.headers }, (response) => {
       response.resume()
       response.on("end", () => (response.statusCode === 200 ? resolve() : reject(new Error(`HTTP ${response.statusCode}`))))
-    }).on("error", reject)
+    })
+    request.on("error", reject)
+    request.end(s.method === "GET" ? undefined : s.body)
   })
-const callMany = async (url: string, n: number) => {
-  for (let i = 0; i < n; i++) await call(url)
+const callMany = async (base: string, s: Scenario, n: number) => {
+  for (let i = 0; i < n; i++) await call(base, s)
 }
 const sleep = (millis: number) => new Promise((resolve) => setTimeout(resolve, millis))
 
@@ -97,33 +115,38 @@ try {
     process.execPath,
     "--no-memory-reducer",
     "--interrupt-budget=4096",
-    join(root, "dist/main/org.js")
+    join(root, scripts[server]!.script)
   ], {
     env: {
       ...process.env,
       DATABASE_URL: database.url,
       PORT: String(port),
+      // (f) also serves gRPC, on a port of its own.
+      GRPC_PORT: String(await freePort()),
       LOG_FORMAT: "json",
       ...(sink === undefined ? {} : { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_TRACES_SAMPLER: "always_on" })
     },
     stdio: ["ignore", "ignore", "inherit"]
   })
   try {
-    const url = `http://127.0.0.1:${port}/orgs/${orgId}`
-    for (let waited = 0; !(await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok, () => false)); waited++) {
+    const base = `http://127.0.0.1:${port}`
+    const s = scenario("GetOrg", style, { orgId, profileId: orgId, licenseId: orgId })
+    // Ready when the call itself answers (the baselines have no /readyz).
+    for (let waited = 0; !(await call(base, s).then(() => true, () => false)); waited++) {
       if (child.exitCode !== null || waited > 600) throw new Error("the process under valgrind did not become ready")
       await sleep(500)
     }
     const pid = String(child.pid)
     process.stderr.write(`warming up: ${warmup} calls\n`)
-    await callMany(url, warmup)
+    await checkCall(s, base)
+    await callMany(base, s, warmup)
     for (let window = 1; window <= windows; window++) {
       execFileSync("callgrind_control", ["-i", "on", pid], { stdio: "ignore" })
-      await callMany(url, calls)
+      await callMany(base, s, calls)
       execFileSync("callgrind_control", ["-i", "off", pid], { stdio: "ignore" })
       execFileSync("callgrind_control", ["-d", pid], { stdio: "ignore" })
       // Between windows, uncounted: what a window left for later (a collection) lands here, not in the next.
-      await callMany(url, calls)
+      await callMany(base, s, calls)
     }
   } finally {
     agent.destroy()
@@ -134,7 +157,7 @@ try {
   const dumps = readdirSync(outDir).filter((f) => /\.\d+\.\d+$/.test(f))
     .sort((a, b) => Number(a.split(".").at(-1)) - Number(b.split(".").at(-1)))
   const per = (ir: number) => (ir / calls / 1e6).toFixed(3)
-  console.log(`| window (${traced ? "traced" : "untraced"}, GetOrg over REST, c1) | rest | V8 compiler | GC | total |`)
+  console.log(`| window (${server}, ${traced ? "traced" : "untraced"}, GetOrg over ${style}, c1) | rest | V8 compiler | GC | total |`)
   console.log("|---|---:|---:|---:|---:|")
   for (const [i, file] of dumps.entries()) {
     const sums = split(join(outDir, file))
