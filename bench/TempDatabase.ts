@@ -1,4 +1,9 @@
+import { execFileSync } from "node:child_process"
+import { randomBytes } from "node:crypto"
+import { fileURLToPath } from "node:url"
 import pg from "pg"
+import { statements } from "./baselines/statements.js"
+import type { Seed } from "./Scenarios.js"
 
 /** The benchmark's own database on the given server, dropped afterwards: other runs share the server. */
 export const createDatabase = async (serverUrl: string, name: string) => {
@@ -22,4 +27,26 @@ export const dropDatabase = async (serverUrl: string, name: string) => {
   } finally {
     await client.end()
   }
+}
+
+/**
+ * For the tools that measure one server at a time (bench/tools/): a database of its own with the
+ * schema (`npm run migrate`'s, which the baselines expect) and the rows the reads read.
+ */
+export const seededDatabase = async (serverUrl: string, prefix: string, seed: Seed) => {
+  const database = await createDatabase(serverUrl, `${prefix}_${randomBytes(4).toString("hex")}`)
+  execFileSync(process.execPath, [fileURLToPath(new URL("../../../dist/main/migrate.js", import.meta.url))], {
+    env: { ...process.env, DATABASE_URL: database.url },
+    stdio: ["ignore", "ignore", "inherit"]
+  })
+  const client = new pg.Client({ connectionString: database.url })
+  await client.connect()
+  try {
+    await client.query(statements.insertOrg, [seed.orgId, "Acme Tools"])
+    await client.query(statements.insertProfile, [seed.profileId, "Ada Lovelace", seed.orgId])
+    await client.query(statements.insertLicense, [seed.licenseId, seed.profileId, "2026-01-01T00:00:00Z", "2027-01-01T00:00:00Z"])
+  } finally {
+    await client.end()
+  }
+  return database
 }

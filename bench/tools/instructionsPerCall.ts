@@ -19,19 +19,17 @@
  * collects, not the request path.
  */
 import { execFileSync, spawn } from "node:child_process"
-import { randomBytes, randomUUID } from "node:crypto"
+import { randomUUID } from "node:crypto"
 import { mkdtempSync, readdirSync } from "node:fs"
 import * as http from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import pg from "pg"
-import { statements } from "../baselines/statements.js"
 import { otlpSink } from "../OtlpSink.js"
 import { checkCall } from "../Check.js"
 import { freePort } from "../Processes.js"
 import { type Scenario, scenario, type Style } from "../Scenarios.js"
-import { createDatabase, dropDatabase } from "../TempDatabase.js"
+import { dropDatabase, seededDatabase } from "../TempDatabase.js"
 
 const root = fileURLToPath(new URL("../../../../", import.meta.url))
 const args = process.argv.slice(2)
@@ -94,19 +92,11 @@ const callMany = async (base: string, s: Scenario, n: number) => {
 }
 const sleep = (millis: number) => new Promise((resolve) => setTimeout(resolve, millis))
 
-const database = await createDatabase(serverUrl, `instructions_${randomBytes(4).toString("hex")}`)
+const orgId = randomUUID()
+const database = await seededDatabase(serverUrl, "instructions", { orgId, profileId: randomUUID(), licenseId: randomUUID() })
 const sink = traced ? await otlpSink() : undefined
 const outDir = mkdtempSync(join(tmpdir(), "instructions-"))
 try {
-  execFileSync(process.execPath, [join(root, "dist/main/migrate.js")], {
-    env: { ...process.env, DATABASE_URL: database.url },
-    stdio: ["ignore", "ignore", "inherit"]
-  })
-  const orgId = randomUUID()
-  const client = new pg.Client({ connectionString: database.url })
-  await client.connect()
-  await client.query(statements.insertOrg, [orgId, "Acme Instructions"])
-  await client.end()
   const port = await freePort()
   const child = spawn("valgrind", [
     "--tool=callgrind",

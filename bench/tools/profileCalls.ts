@@ -10,21 +10,18 @@
  * Servers: ours (the operation's service process), and the baselines a, b, d, e, f, g (see
  * docs/benchmarks.md §3); each must serve the style. Profiles are kept in reports/profiles/.
  */
-import { execFileSync } from "node:child_process"
-import { randomBytes, randomUUID } from "node:crypto"
+import { randomUUID } from "node:crypto"
 import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
-import pg from "pg"
-import { statements } from "../baselines/statements.js"
 import { grpcNode } from "../load/grpcNode.js"
 import { h2load } from "../load/h2load.js"
 import type { Load, Measured } from "../load/Measured.js"
 import { wrk } from "../load/wrk.js"
 import { freePort, start, type Started, stop } from "../Processes.js"
 import { type Operation, operations, type Scenario, scenario, type Seed, serviceOf, type Style, styles } from "../Scenarios.js"
-import { createDatabase, dropDatabase } from "../TempDatabase.js"
+import { dropDatabase, seededDatabase } from "../TempDatabase.js"
 import { readProfile } from "./CpuProfile.js"
 
 const root = fileURLToPath(new URL("../../../../", import.meta.url))
@@ -81,35 +78,14 @@ writeFileSync(exitHook, `process.on("SIGUSR2", () => process.exit(0))\n`)
 const measure = (s: Scenario, url: string, load: Load): Promise<Measured> =>
   s.style === "grpc" ? (s.freshId ? grpcNode(s, url, load) : h2load(s, url, load, tmpdir())) : wrk(s, url, load, tmpdir())
 
-const seedRows = async (databaseUrl: string, seed: Seed) => {
-  const client = new pg.Client({ connectionString: databaseUrl })
-  await client.connect()
-  try {
-    await client.query(statements.insertOrg, [seed.orgId, "Acme Profiles"])
-    await client.query(statements.insertProfile, [seed.profileId, "Ada Lovelace", seed.orgId])
-    await client.query(statements.insertLicense, [seed.licenseId, seed.profileId, "2026-01-01T00:00:00Z", "2027-01-01T00:00:00Z"])
-  } finally {
-    await client.end()
-  }
-}
-
-/** The schema the baselines expect, as `npm run migrate` makes it (ours would make it too). */
-const migrate = (databaseUrl: string) =>
-  execFileSync(process.execPath, [join(root, "dist/main/migrate.js")], {
-    env: { ...process.env, DATABASE_URL: databaseUrl },
-    stdio: ["ignore", "ignore", "inherit"]
-  })
-
 /** One server's µs per call by group, within the measured window. */
 const profileOne = async (server: string): Promise<{ readonly groups: Map<string, number>; readonly measured: Measured }> => {
-  const database = await createDatabase(serverUrl, `profile_${randomBytes(4).toString("hex")}`)
+  const seed: Seed = { orgId: randomUUID(), profileId: randomUUID(), licenseId: randomUUID() }
+  const database = await seededDatabase(serverUrl, "profile", seed)
   const profileDir = join(root, "reports", "profiles", `${operation}-${style}-${server}-${Date.now()}`)
   mkdirSync(profileDir, { recursive: true })
   let started: Started | undefined
   try {
-    migrate(database.url)
-    const seed: Seed = { orgId: randomUUID(), profileId: randomUUID(), licenseId: randomUUID() }
-    await seedRows(database.url, seed)
     const [port, grpcPort] = [await freePort(), await freePort()]
     const env = {
       DATABASE_URL: database.url,
