@@ -8,6 +8,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { statements } from "./baselines/statements.js"
+import { type BaselineServer, baselines } from "./Baselines.js"
 import { checkCall } from "./Check.js"
 import { grpcNode } from "./load/grpcNode.js"
 import { h2load } from "./load/h2load.js"
@@ -229,11 +230,15 @@ const onPostgres = async (serverUrl: string) => {
     if (!options.baselines) return
     // Every baseline runs under --quick too: (d), (f) and (g) are the peers the targets name; (b), (e),
     // (a) and (c) are reported beside them.
-    const baseline = async (server: Server, title: string, script: string, work: (port: number, grpcPort: number) => Work) => {
+    const baseline = async (server: BaselineServer) => {
+      const { title, script, styles: served } = baselines[server]
       const [port, grpcPort] = [await freePort(), await freePort()]
+      const work = each(
+        operations,
+        Object.fromEntries(served.map((style) => [style, `http://127.0.0.1:${style === "grpc" ? grpcPort : port}`]))
+      )
       // Not started at all when --only leaves it nothing to serve.
-      const scenarios = work(port, grpcPort).flatMap(([op, styleUrls]) => Object.keys(styleUrls).map((style) => [op, style as Style] as const))
-      if (!scenarios.some(([op, style]) => wanted(server, op, style))) return
+      if (!operations.some((op) => served.some((style) => wanted(server, op, style)))) return
       log(`baseline (${server}): ${title}`)
       const started = await start({
         name: `baseline-${server}`,
@@ -241,21 +246,12 @@ const onPostgres = async (serverUrl: string) => {
         env: { ...env, PORT: String(port), GRPC_PORT: String(grpcPort) }
       })
       try {
-        await loadProcess(server, started, work(port, grpcPort))
+        await loadProcess(server, started, work)
       } finally {
         await stop(started)
       }
     }
-    const at = (port: number) => `http://127.0.0.1:${port}`
-    const connectStyles = (port: number, grpcPort: number) =>
-      each(operations, { "connect-json": at(port), "connect-binary": at(port), grpc: at(grpcPort) })
-    await baseline("a", "node:http + pg", "nodeHttpPg.js", (port) => each(operations, { rest: at(port) }))
-    await baseline("b", "connect-node + pg", "connectPg.js", connectStyles)
-    await baseline("d", "HttpRouter + @effect/sql-pg", "effectRest.js", (port) => each(operations, { rest: at(port) }))
-    await baseline("e", "graphql-js + pg", "graphqlPg.js", (port) => each(operations, { graphql: at(port) }))
-    await baseline("f", "connect-node + @effect/sql-pg, ManagedRuntime", "connectEffect.js", connectStyles)
-    await baseline("g", "graphql-js + @effect/sql-pg, ManagedRuntime", "graphqlEffect.js", (port) =>
-      each(operations, { graphql: at(port) }))
+    for (const server of Object.keys(baselines) as Array<BaselineServer>) await baseline(server)
     if (options.only === undefined || options.only.test("CreateOnboardingWorkflow pgbench")) {
       log("baseline (c): pgbench")
       const script = pgbenchWorkflowScript(statements)

@@ -1,18 +1,20 @@
 /**
  * Instructions per call of one of our processes, counted by callgrind: CPU time on a shared
  * two-core machine moves by more than most single changes, instruction counts do not. The org
- * process runs under `valgrind --tool=callgrind --instr-atstart=no` on a database of its own; GetOrg
- * (over REST, Connect JSON or GraphQL: --style) is called one call at a time over one keep-alive connection to warm up, then in windows
- * with collection switched on only around each (`callgrind_control -i on|off`, a dump after each).
+ * process runs under `valgrind --tool=callgrind --instr-atstart=no` on a database of its own;
+ * GetOrg (over REST, Connect JSON or GraphQL: --style) is called one call at a time over one
+ * keep-alive connection to warm up, then in windows with collection switched on only around each (`callgrind_control -i on|off`, a dump after each).
  * Each window's instructions are split by function into V8's compiler, its garbage collector and
  * the rest, the per-call work: the rest repeats within a few percent between windows once the code
  * is warm, the total does not (compilation and collection land in windows at random).
  *
- *   DATABASE_URL=postgres://… node dist/bench/bench/tools/instructionsPerCall.js [--server=ours|a|d|f|g] \
+ *   DATABASE_URL=postgres://… node dist/bench/bench/tools/instructionsPerCall.js [--server=ours|a|b|d|e|f|g] \
  *     [--style=rest|connect-json|graphql] [--traced] [--warmup=4000] [--calls=300] [--windows=3]
  *
  * --server: ours (the org process, the default), or a baseline serving the style: (d) REST's
- * minimal Effect peer and (a) Node's floor, (f) Connect JSON's peer, (g) GraphQL's. --traced (ours only): with OTLP export to a span-counting sink in this process, every call sampled. Needs
+ * minimal Effect peer and (a) Node's floor, (f) Connect JSON's peer, (g) GraphQL's, (b) and (e)
+ * the hand-written ones. --traced (ours only): with OTLP export to a span-counting sink in this
+ * process, every call sampled. Needs
  * valgrind (Debian: valgrind). Node's flags `--no-memory-reducer --interrupt-budget=4096`: under
  * valgrind the process looks idle by the clock, V8's memory reducer then collects and throws
  * optimised code away, and tier-up takes thousands of calls; they change when V8 compiles and
@@ -26,6 +28,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { otlpSink } from "../OtlpSink.js"
+import { baselineOf } from "../Baselines.js"
 import { checkCall } from "../Check.js"
 import { freePort } from "../Processes.js"
 import { type Scenario, scenario, type Style } from "../Scenarios.js"
@@ -37,20 +40,21 @@ const option = (name: string, fallback: number) => Number(args.find((a) => a.sta
 const traced = args.includes("--traced")
 const server = args.find((a) => a.startsWith("--server="))?.split("=")[1] ?? "ours"
 const style = (args.find((a) => a.startsWith("--style="))?.split("=")[1] ?? "rest") as Style
-const scripts: Record<string, { readonly script: string; readonly styles: ReadonlyArray<Style> }> = {
-  ours: { script: "dist/main/org.js", styles: ["rest", "connect-json", "graphql"] },
-  a: { script: "dist/bench/bench/baselines/nodeHttpPg.js", styles: ["rest"] },
-  d: { script: "dist/bench/bench/baselines/effectRest.js", styles: ["rest"] },
-  f: { script: "dist/bench/bench/baselines/connectEffect.js", styles: ["connect-json"] },
-  g: { script: "dist/bench/bench/baselines/graphqlEffect.js", styles: ["graphql"] }
-}
+/** The styles this tool calls (over HTTP/1.1 keep-alive), and where the server's entry point is. */
+const callable: ReadonlyArray<Style> = ["rest", "connect-json", "graphql"]
+const baseline = baselineOf(server)
+const entry = server === "ours"
+  ? { script: "dist/main/org.js", styles: callable }
+  : baseline === undefined
+  ? undefined
+  : { script: `dist/bench/bench/baselines/${baseline.script}`, styles: baseline.styles.filter((s) => callable.includes(s)) }
 const warmup = option("warmup", 4000)
 const calls = option("calls", 300)
 const windows = option("windows", 3)
 const serverUrl = process.env["DATABASE_URL"] ?? ""
-if (serverUrl === "" || !scripts[server]?.styles.includes(style) || (traced && server !== "ours")) {
+if (serverUrl === "" || entry === undefined || !entry.styles.includes(style) || (traced && server !== "ours")) {
   console.error(
-    "usage: DATABASE_URL=… instructionsPerCall [--server=ours|a|d|f|g] [--style=rest|connect-json|graphql] [--traced] " +
+    "usage: DATABASE_URL=… instructionsPerCall [--server=ours|a|b|d|e|f|g] [--style=rest|connect-json|graphql] [--traced] " +
       "[--warmup=4000] [--calls=300] [--windows=3] (a server serving the style; --traced for ours)"
   )
   process.exit(2)
@@ -105,7 +109,7 @@ try {
     process.execPath,
     "--no-memory-reducer",
     "--interrupt-budget=4096",
-    join(root, scripts[server]!.script)
+    join(root, entry.script)
   ], {
     env: {
       ...process.env,

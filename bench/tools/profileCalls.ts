@@ -19,6 +19,7 @@ import { grpcNode } from "../load/grpcNode.js"
 import { h2load } from "../load/h2load.js"
 import type { Load, Measured } from "../load/Measured.js"
 import { wrk } from "../load/wrk.js"
+import { baselineOf } from "../Baselines.js"
 import { freePort, start, type Started, stop } from "../Processes.js"
 import { type Operation, operations, type Scenario, scenario, type Seed, serviceOf, type Style, styles } from "../Scenarios.js"
 import { dropDatabase, seededDatabase } from "../TempDatabase.js"
@@ -36,16 +37,6 @@ if (!operations.includes(operation) || !styles.includes(style) || servers.length
 const seconds = option("seconds", 15)
 const warmup = option("warmup", 10)
 const concurrency = option("concurrency", 64)
-
-/** The baselines' entry points and the styles each serves. */
-const baselines: Record<string, { readonly script: string; readonly styles: ReadonlyArray<Style> }> = {
-  a: { script: "nodeHttpPg.js", styles: ["rest"] },
-  b: { script: "connectPg.js", styles: ["connect-json", "connect-binary", "grpc"] },
-  d: { script: "effectRest.js", styles: ["rest"] },
-  e: { script: "graphqlPg.js", styles: ["graphql"] },
-  f: { script: "connectEffect.js", styles: ["connect-json", "connect-binary", "grpc"] },
-  g: { script: "graphqlEffect.js", styles: ["graphql"] }
-}
 
 /**
  * Where a frame's code lives, in the groups docs/benchmarks.md reports. Node's own writes are a
@@ -93,7 +84,7 @@ const profileOne = async (server: string): Promise<{ readonly groups: Map<string
       GRPC_PORT: String(grpcPort)
     }
     const ours = server === "ours"
-    const baseline = baselines[server]
+    const baseline = baselineOf(server)
     if (!ours && (baseline === undefined || !baseline.styles.includes(style))) throw new Error(`(${server}) does not serve ${style}`)
     const spawnedAt = performance.now()
     started = await start({
