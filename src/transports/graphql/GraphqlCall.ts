@@ -1,11 +1,39 @@
-import { Cause, Effect, Exit, Runtime } from "effect"
+import { Cause, Effect, Exit, type Fiber, Runtime } from "effect"
+import type { Writable } from "node:stream"
 import { GraphQLError, type GraphQLResolveInfo } from "./GraphqlJs.js"
 import type { DomainError } from "../../domain/Errors.js"
 import { callFailure, errorTable } from "../ErrorTable.js"
 import { type Call, withinCall } from "../http/Calls.js"
 
-/** What the resolvers of one request share: its request id, and the signal that the client has gone away. */
-export type GraphqlContext = { readonly signal: AbortSignal; readonly requestId: string; readonly call: Call | undefined }
+/**
+ * The fibers of one request's resolvers, interrupted when the client goes away before its answer
+ * is written. In place of an AbortSignal: an AbortController a request and a listener on its
+ * signal a resolver (Node's EventTarget) cost more instructions than this whole class
+ * (docs/benchmarks.md §5).
+ */
+export class ResolverFibers {
+  private running: Set<Fiber.RuntimeFiber<unknown, unknown>> | undefined = undefined
+  private gone = false
+
+  constructor(response: Writable) {
+    response.once("close", () => {
+      if (response.writableEnded) return
+      this.gone = true
+      this.running?.forEach((fiber) => fiber.unsafeInterruptAsFork(fiber.id()))
+    })
+  }
+
+  /** Interrupts `fiber` when the client goes away (at once, if it has). */
+  watch(fiber: Fiber.RuntimeFiber<unknown, unknown>): void {
+    if (this.gone) return fiber.unsafeInterruptAsFork(fiber.id())
+    const running = (this.running ??= new Set())
+    running.add(fiber)
+    fiber.addObserver(() => running.delete(fiber))
+  }
+}
+
+/** What the resolvers of one request share: its request id, its call, and its resolvers' fibers. */
+export type GraphqlContext = { readonly fibers: ResolverFibers; readonly requestId: string; readonly call: Call | undefined }
 
 /**
  * Runs one root field's Effect for graphql-js. A failure is thrown as a GraphQLError carrying the
@@ -18,16 +46,19 @@ export type GraphqlCall<R> = <A>(
 ) => Promise<A>
 
 export const graphqlCall = <R>(runtime: Runtime.Runtime<R>): GraphqlCall<R> => {
-  const runExit = Runtime.runPromiseExit(runtime)
-  const runLog = Runtime.runFork(runtime)
-  return async (effect, context, info) => {
+  const runFork = Runtime.runFork(runtime)
+  return async <A>(effect: Effect.Effect<A, DomainError, R>, context: GraphqlContext, info: GraphQLResolveInfo): Promise<A> => {
     // The client going away interrupts the call; database work already under way finishes on its
     // own (see withinBudget).
-    const exit = await runExit(withinCall(context.call, context.requestId)(effect), { signal: context.signal })
+    const exit = await new Promise<Exit.Exit<A, DomainError>>((resolve) => {
+      const fiber = runFork(withinCall(context.call, context.requestId)(effect))
+      fiber.addObserver(resolve)
+      context.fibers.watch(fiber)
+    })
     if (Exit.isSuccess(exit)) return exit.value
     const failure = callFailure(exit.cause)
     if (failure.kind === "Internal" && !Cause.isInterruptedOnly(exit.cause)) {
-      runLog(
+      runFork(
         Effect.logError(`GraphQL ${info.parentType.name}.${info.fieldName} failed`, exit.cause).pipe(
           Effect.annotateLogs("requestId", context.requestId)
         )

@@ -17,7 +17,7 @@ import { boundedParse, type DocumentBounds, defaultDocumentBounds } from "./Docu
 import { documentCache } from "./DocumentCache.js"
 import type { GraphqlApi, GraphqlArgs } from "./GraphqlApi.js"
 import { limitErrors, type QueryLimits } from "./QueryLimits.js"
-import { graphqlCall, type GraphqlContext } from "./GraphqlCall.js"
+import { graphqlCall, type GraphqlContext, ResolverFibers } from "./GraphqlCall.js"
 import { introspectionOnly } from "./IntrospectionOnly.js"
 
 export interface GraphqlHandlerOptions {
@@ -29,15 +29,6 @@ export interface GraphqlHandlerOptions {
   readonly limits?: QueryLimits
   /** Bounds on a document's text, checked before it is parsed; defaultDocumentBounds if unset. */
   readonly documentBounds?: DocumentBounds
-}
-
-/** Aborts when the client goes away before its answer is written. */
-const closedEarly = (response: Writable): AbortSignal => {
-  const controller = new AbortController()
-  response.once("close", () => {
-    if (!response.writableEnded) controller.abort()
-  })
-  return controller.signal
 }
 
 /**
@@ -158,7 +149,7 @@ export const graphqlHandler = <R>(
     context: (
       request: { readonly raw: { readonly headers: Record<string, unknown> }; readonly context: { readonly res: Writable } }
     ): GraphqlContext => ({
-      signal: closedEarly(request.context.res),
+      fibers: new ResolverFibers(request.context.res),
       requestId: requestIdIn(request.raw.headers),
       call: callOf(request.raw)
     }),
