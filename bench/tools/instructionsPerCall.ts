@@ -1,17 +1,19 @@
 /**
  * Instructions per call of one of our processes, counted by callgrind: CPU time on a shared
  * two-core machine moves by more than most single changes, instruction counts do not. The org
- * process runs under `valgrind --tool=callgrind --instr-atstart=no` on a database of its own;
- * GetOrg (over REST, Connect JSON or GraphQL: --style) is called one call at a time over one
+ * process of the operation's service runs under `valgrind --tool=callgrind --instr-atstart=no` on a
+ * database of its own; a read (GetOrg, GetProfile or GetLicense: --operation) over REST, Connect
+ * JSON or GraphQL (--style) is called one call at a time over one
  * keep-alive connection to warm up, then in windows with collection switched on only around each (`callgrind_control -i on|off`, a dump after each).
  * Each window's instructions are split by function into V8's compiler, its garbage collector and
  * the rest, the per-call work: the rest repeats within a few percent between windows once the code
  * is warm, the total does not (compilation and collection land in windows at random).
  *
  *   DATABASE_URL=postgres://… node dist/bench/bench/tools/instructionsPerCall.js [--server=ours|a|b|d|e|f|g] \
- *     [--style=rest|connect-json|graphql] [--traced] [--warmup=4000] [--calls=300] [--windows=3]
+ *     [--operation=GetOrg|GetProfile|GetLicense] [--style=rest|connect-json|graphql] [--traced] \
+ *     [--warmup=4000] [--calls=300] [--windows=3]
  *
- * --server: ours (the org process, the default), or a baseline serving the style: (d) REST's
+ * --server: ours (the operation's service process, the default), or a baseline serving the style: (d) REST's
  * minimal Effect peer and (a) Node's floor, (f) Connect JSON's peer, (g) GraphQL's, (b) and (e)
  * the hand-written ones. --traced (ours only): with OTLP export to a span-counting sink in this
  * process, every call sampled. Needs
@@ -31,7 +33,7 @@ import { otlpSink } from "../OtlpSink.js"
 import { baselineOf } from "../Baselines.js"
 import { checkCall } from "../Check.js"
 import { freePort } from "../Processes.js"
-import { type Scenario, scenario, type Style } from "../Scenarios.js"
+import { type Operation, type Scenario, scenario, serviceOf, type Style } from "../Scenarios.js"
 import { dropDatabase, seededDatabase } from "../TempDatabase.js"
 
 const root = fileURLToPath(new URL("../../../../", import.meta.url))
@@ -40,11 +42,14 @@ const option = (name: string, fallback: number) => Number(args.find((a) => a.sta
 const traced = args.includes("--traced")
 const server = args.find((a) => a.startsWith("--server="))?.split("=")[1] ?? "ours"
 const style = (args.find((a) => a.startsWith("--style="))?.split("=")[1] ?? "rest") as Style
+/** The reads this tool calls: each answers the same row again and again, so every call does the same work. */
+const reads: ReadonlyArray<Operation> = ["GetOrg", "GetProfile", "GetLicense"]
+const operation = (args.find((a) => a.startsWith("--operation="))?.split("=")[1] ?? "GetOrg") as Operation
 /** The styles this tool calls (over HTTP/1.1 keep-alive), and where the server's entry point is. */
 const callable: ReadonlyArray<Style> = ["rest", "connect-json", "graphql"]
 const baseline = baselineOf(server)
 const entry = server === "ours"
-  ? { script: "dist/main/org.js", styles: callable }
+  ? { script: `dist/main/${serviceOf[operation]}.js`, styles: callable }
   : baseline === undefined
   ? undefined
   : { script: `dist/bench/bench/baselines/${baseline.script}`, styles: baseline.styles.filter((s) => callable.includes(s)) }
@@ -52,9 +57,13 @@ const warmup = option("warmup", 4000)
 const calls = option("calls", 300)
 const windows = option("windows", 3)
 const serverUrl = process.env["DATABASE_URL"] ?? ""
-if (serverUrl === "" || entry === undefined || !entry.styles.includes(style) || (traced && server !== "ours")) {
+if (
+  serverUrl === "" || entry === undefined || !entry.styles.includes(style) || !reads.includes(operation) ||
+  (traced && server !== "ours")
+) {
   console.error(
-    "usage: DATABASE_URL=… instructionsPerCall [--server=ours|a|b|d|e|f|g] [--style=rest|connect-json|graphql] [--traced] " +
+    "usage: DATABASE_URL=… instructionsPerCall [--server=ours|a|b|d|e|f|g] [--operation=GetOrg|GetProfile|GetLicense] " +
+      "[--style=rest|connect-json|graphql] [--traced] " +
       "[--warmup=4000] [--calls=300] [--windows=3] (a server serving the style; --traced for ours)"
   )
   process.exit(2)
@@ -96,8 +105,8 @@ const callMany = async (base: string, s: Scenario, n: number) => {
 }
 const sleep = (millis: number) => new Promise((resolve) => setTimeout(resolve, millis))
 
-const orgId = randomUUID()
-const database = await seededDatabase(serverUrl, "instructions", { orgId, profileId: randomUUID(), licenseId: randomUUID() })
+const seed = { orgId: randomUUID(), profileId: randomUUID(), licenseId: randomUUID() }
+const database = await seededDatabase(serverUrl, "instructions", seed)
 const sink = traced ? await otlpSink() : undefined
 const outDir = mkdtempSync(join(tmpdir(), "instructions-"))
 try {
@@ -124,7 +133,7 @@ try {
   })
   try {
     const base = `http://127.0.0.1:${port}`
-    const s = scenario("GetOrg", style, { orgId, profileId: orgId, licenseId: orgId })
+    const s = scenario(operation, style, seed)
     // Ready when the call itself answers (the baselines have no /readyz).
     for (let waited = 0; !(await call(base, s).then(() => true, () => false)); waited++) {
       if (child.exitCode !== null || waited > 600) throw new Error("the process under valgrind did not become ready")
@@ -151,7 +160,7 @@ try {
   const dumps = readdirSync(outDir).filter((f) => /\.\d+\.\d+$/.test(f))
     .sort((a, b) => Number(a.split(".").at(-1)) - Number(b.split(".").at(-1)))
   const per = (ir: number) => (ir / calls / 1e6).toFixed(3)
-  console.log(`| window (${server}, ${traced ? "traced" : "untraced"}, GetOrg over ${style}, c1) | rest | V8 compiler | GC | total |`)
+  console.log(`| window (${server}, ${traced ? "traced" : "untraced"}, ${operation} over ${style}, c1) | rest | V8 compiler | GC | total |`)
   console.log("|---|---:|---:|---:|---:|")
   for (const [i, file] of dumps.entries()) {
     const sums = split(join(outDir, file))

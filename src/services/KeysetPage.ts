@@ -3,15 +3,16 @@ import type * as SqlError from "@effect/sql/SqlError"
 import type { Fragment } from "@effect/sql/Statement"
 import { Effect, Schema } from "effect"
 import { type Page, pageOf, type PageQuery, Position } from "../domain/Page.js"
+import { storedRow } from "./StoredRow.js"
 
 /**
  * A page of a list read as a keyset page (domain/Page.ts): the statement selects the list's rows
  * in list order (`order by created_at desc, <id> desc`), each with its creation time as
- * `"createdAt"` text, up to `limit` rows, after the condition `keysetAfter` writes. Rows that do
- * not decode are a bug (a defect), as in findStored.
+ * `"createdAt"` text, up to `limit` rows, after the condition `keysetAfter` writes. Each row is
+ * read as `storedRow` reads it; a position that does not decode is a bug (a defect).
  */
 export const keysetPage = <A, I>(Result: Schema.Schema<A, I>, idOf: (value: A) => string) => {
-  const decodeValue = Schema.decodeUnknownSync(Result)
+  const decodeValue = storedRow(Result)
   const decodePosition = Schema.decodeUnknownSync(Position)
   return <Filter extends string | undefined, R>(
     query: PageQuery<Filter>,

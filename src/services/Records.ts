@@ -1,6 +1,7 @@
 import type * as SqlError from "@effect/sql/SqlError"
 import { Effect, Equal, Option, Schema } from "effect"
 import { AlreadyExists, NotFound } from "../domain/Errors.js"
+import { storedRow } from "./StoredRow.js"
 
 interface Record {
   readonly id: string
@@ -38,9 +39,9 @@ export const getOrNotFound = <Id extends string, A>(
   }))
 
 /**
- * Reads one stored row by id; a row that does not decode into the domain type is a bug (a defect).
- * The schemas need no services, so encoding and decoding are synchronous: a read is on every
- * request's path, and an effectful parse costs more there than the statement's own client work.
+ * Reads one stored row by id, as `storedRow` reads a row. The schemas need no services, so encoding
+ * and decoding are synchronous: a read is on every request's path, and an effectful parse costs
+ * more there than the statement's own client work.
  */
 export const findStored = <II, IA, AI, A, R>(options: {
   readonly Request: Schema.Schema<IA, II>
@@ -48,7 +49,7 @@ export const findStored = <II, IA, AI, A, R>(options: {
   readonly execute: (request: II) => Effect.Effect<ReadonlyArray<unknown>, SqlError.SqlError, R>
 }) => {
   const encode = Schema.encodeSync(options.Request)
-  const decode = Schema.decodeUnknownSync(options.Result)
+  const decode = storedRow(options.Result)
   return (id: IA): Effect.Effect<Option.Option<A>, SqlError.SqlError, R> =>
     Effect.flatMap(
       Effect.suspend(() => options.execute(encode(id))),
