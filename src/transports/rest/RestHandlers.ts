@@ -1,3 +1,4 @@
+import type * as HttpApi from "@effect/platform/HttpApi"
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect, Layer } from "effect"
 import { LicenseOperations } from "../../operations/LicenseOperations.js"
@@ -9,11 +10,12 @@ import { JsonBody, LicenseHttpApi, OrgHttpApi, ProfileHttpApi, WorkflowHttpApi }
 import { type QueryParameters, queryRequest } from "./QueryRequest.js"
 import { JsonBodyReaderLive, withPathId } from "./RequestBody.js"
 import { restCall } from "./RestCall.js"
+import { endpointOf, jsonReply } from "./RestReply.js"
 
 /**
  * Each REST endpoint: its request -> an operation of the service's table -> its value, which the
- * endpoint's success schema writes; failures are the operation's tagged errors, which its error
- * schemas write (RestErrors.ts). Writes are `handleRaw`: their body is read by the JsonBodyReader
+ * endpoint's success schema writes (a resource's record is written as its JSON: RestReply.ts);
+ * failures are the operation's tagged errors, which its error schemas write (RestErrors.ts). Writes are `handleRaw`: their body is read by the JsonBodyReader
  * middleware and decoded once, by the operation (see HttpApis.ts).
  */
 
@@ -21,23 +23,31 @@ import { restCall } from "./RestCall.js"
 const listCall = <A, E, R>(list: (input: unknown) => Effect.Effect<A, E, R>) =>
 ({ urlParams }: { readonly urlParams: QueryParameters }) => restCall(Effect.flatMap(queryRequest(urlParams), list))
 
-/** Create under the path's id, and read back, for a resource answered as `{<key>: <record>}`. */
+/**
+ * Create under the path's id, and read back, for a resource of `group` answered as `{<key>: <record>}`
+ * (its endpoints `create<Key>`, `put<Key>` and `get<Key>`), the reply written by `jsonReply`.
+ */
 const resourceCalls = <const K extends string, A, E1, R1, E2, R2>(
+  api: HttpApi.HttpApi.Any,
+  group: string,
   key: K,
   create: (input: unknown) => Effect.Effect<A, E1, R1>,
   get: (input: unknown) => Effect.Effect<A, E2, R2>
 ) => {
-  const reply = (value: A) => ({ [key]: value }) as { readonly [P in K]: A }
+  const Key = `${key[0]!.toUpperCase()}${key.slice(1)}`
+  const created = jsonReply(endpointOf(api, group, `create${Key}`))
+  const found = jsonReply(endpointOf(api, group, `get${Key}`))
   return {
     create: ({ path }: { readonly path: { readonly id: string } }) =>
       restCall(Effect.gen(function*() {
-        return reply(yield* create(yield* withPathId(yield* JsonBody, path.id)))
+        return created({ [key]: yield* create(yield* withPathId(yield* JsonBody, path.id)) })
       })),
-    get: ({ path }: { readonly path: { readonly id: string } }) => restCall(Effect.map(get({ id: path.id }), reply))
+    get: ({ path }: { readonly path: { readonly id: string } }) =>
+      restCall(Effect.map(get({ id: path.id }), (value) => found({ [key]: value })))
   }
 }
 
-const orgs = resourceCalls("org", operation(OrgOperations, "CreateOrg"), operation(OrgOperations, "GetOrg"))
+const orgs = resourceCalls(OrgHttpApi, "orgs", "org", operation(OrgOperations, "CreateOrg"), operation(OrgOperations, "GetOrg"))
 const OrgsLive = HttpApiBuilder.group(
   OrgHttpApi,
   "orgs",
@@ -47,6 +57,8 @@ const OrgsLive = HttpApiBuilder.group(
 )
 
 const profiles = resourceCalls(
+  ProfileHttpApi,
+  "profiles",
   "profile",
   operation(ProfileOperations, "CreateProfile"),
   operation(ProfileOperations, "GetProfile")
@@ -61,6 +73,8 @@ const ProfilesLive = HttpApiBuilder.group(
 )
 
 const licenses = resourceCalls(
+  LicenseHttpApi,
+  "licenses",
   "license",
   operation(LicenseOperations, "CreateLicense"),
   operation(LicenseOperations, "GetLicense")
