@@ -7,7 +7,8 @@
  * answers the number of rows it wrote (nothing is read back: the caller holds the values); on
  * conflict the row is read back and compared, as the services do.
  */
-const utcText = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`
+const utcText = (column: string) =>
+  `rtrim(rtrim(to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US'), '0'), '.') || 'Z'`
 
 export const statements = {
   insertOrg: "insert into orgs (id, name) values ($1, $2) on conflict (id) do nothing",
