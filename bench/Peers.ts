@@ -7,6 +7,19 @@ export const find = (results: Results, server: Server, operation: Operation, sty
     c.server === server && c.operation === operation && c.style === style && c.concurrency === concurrency
   )
 
+/**
+ * A cell in which no call was answered within the measurement (a server that stalled for the
+ * whole window: the load generators wait 10 s for an answer, longer than a measurement) has no
+ * CPU per call, rate or p99 to compare: it is a failure (Targets.ts), not a figure.
+ */
+export const unanswered = (cell: Cell) => cell.measured.requests === 0
+
+/** `find`, without a cell in which no call was answered. */
+const answered = (results: Results, server: Server, operation: Operation, style: Cell["style"], concurrency: number) => {
+  const cell = find(results, server, operation, style, concurrency)
+  return cell === undefined || unanswered(cell) ? undefined : cell
+}
+
 /** Who a cell of ours is compared with: a server and the style of its cell. */
 export interface Peer {
   readonly server: Server
@@ -43,20 +56,20 @@ const ratio = (ours: number | undefined, theirs: number | undefined) =>
 /** Ours over the other's req/s at one concurrency. */
 export const rateRatio = (results: Results, server: Server, operation: Operation, style: Cell["style"], peer: Peer, concurrency: number) =>
   ratio(
-    find(results, server, operation, style, concurrency)?.measured.rps,
-    find(results, peer.server, operation, peer.style, concurrency)?.measured.rps
+    answered(results, server, operation, style, concurrency)?.measured.rps,
+    answered(results, peer.server, operation, peer.style, concurrency)?.measured.rps
   )
 
 /** Ours over the other's CPU µs per call of the serving process at one concurrency. */
 export const cpuRatio = (results: Results, server: Server, operation: Operation, style: Cell["style"], peer: Peer, concurrency: number) =>
   ratio(
-    find(results, server, operation, style, concurrency)?.cpuMicrosPerRequest,
-    find(results, peer.server, operation, peer.style, concurrency)?.cpuMicrosPerRequest
+    answered(results, server, operation, style, concurrency)?.cpuMicrosPerRequest,
+    answered(results, peer.server, operation, peer.style, concurrency)?.cpuMicrosPerRequest
   )
 
 /** Ours over the other's p99 at one concurrency. */
 export const p99Ratio = (results: Results, server: Server, operation: Operation, style: Cell["style"], peer: Peer, concurrency: number) => {
-  const ours: Measured | undefined = find(results, server, operation, style, concurrency)?.measured
-  const theirs: Measured | undefined = find(results, peer.server, operation, peer.style, concurrency)?.measured
+  const ours: Measured | undefined = answered(results, server, operation, style, concurrency)?.measured
+  const theirs: Measured | undefined = answered(results, peer.server, operation, peer.style, concurrency)?.measured
   return ratio(ours?.p99Ms, theirs?.p99Ms)
 }

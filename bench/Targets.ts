@@ -1,4 +1,4 @@
-import { cpuRatio, find, floor, handWrittenOf, type Peer, peerLabel, peerOf, p99Ratio, rateRatio } from "./Peers.js"
+import { cpuRatio, find, floor, handWrittenOf, type Peer, peerLabel, peerOf, p99Ratio, rateRatio, unanswered } from "./Peers.js"
 import type { Results, Server } from "./Results.js"
 import { type Operation, operations, type Style, styles } from "./Scenarios.js"
 
@@ -119,6 +119,15 @@ const cpuPair = (results: Results, operation: Operation, style: Style, peer: Pee
 const notMeasured = (concurrency: number, results: Results) =>
   results.concurrencies.includes(concurrency) ? "not measured" : `not measured (needs c${concurrency})`
 
+/** Why one operation's row against its peer has no figure. */
+const rowNotMeasured = (results: Results, operation: Operation, style: Style, peer: Peer, concurrency: number) => {
+  const silent = [find(results, "services-pg", operation, style, concurrency), find(results, peer.server, operation, peer.style, concurrency)]
+    .filter((cell) => cell !== undefined && unanswered(cell))
+  return silent.length === 0
+    ? notMeasured(concurrency, results)
+    : `not measured: ${silent.map((cell) => cell!.server === "services-pg" ? "ours" : `(${cell!.server})`).join(" and ")} answered no call at c${concurrency}`
+}
+
 const limitText = (limit: { readonly goal: number; readonly must: number }, upper: boolean) => ({
   goal: `${upper ? "<=" : ">="} ${limit.goal} x`,
   must: `${upper ? "<=" : ">="} ${limit.must} x`
@@ -149,7 +158,7 @@ const workflowCpuTargets = (results: Results): Array<Target> =>
       ...limitText(limits.workflowCpu, true),
       verdict: held(ratio, limits.workflowCpu, true),
       detail: ratio === undefined
-        ? notMeasured(64, results)
+        ? rowNotMeasured(results, "CreateOnboardingWorkflow", style, peer, 64)
         : `${x(ratio)} x (${cpuPair(results, "CreateOnboardingWorkflow", style, peer)})`
     }
   })
@@ -258,7 +267,7 @@ const memoryTarget = (results: Results): Array<Target> => {
 /** What every run must show: nothing failed, nothing logged an error. Goal and must alike. */
 const soundnessTargets = (results: Results): Array<Target> => {
   const logged = results.processes.filter((p) => p.errorsLogged > 0)
-  const failures = results.cells.filter((c) => c.measured.errors > 0)
+  const failures = results.cells.filter((c) => c.measured.errors > 0 || unanswered(c))
   return [
     {
       target: "no errors logged by the services",
@@ -274,7 +283,11 @@ const soundnessTargets = (results: Results): Array<Target> => {
       verdict: failures.length === 0 ? "yes" : "NO",
       detail: failures.length === 0
         ? "0 failed"
-        : failures.map((c) => `${c.server} ${c.operation} ${c.style} c${c.concurrency}: ${c.measured.errors}`).join("; ")
+        : failures.map((c) =>
+          `${c.server} ${c.operation} ${c.style} c${c.concurrency}: ${
+            unanswered(c) ? `no call answered in ${c.measured.seconds.toFixed(0)} s` : c.measured.errors
+          }`
+        ).join("; ")
     }
   ]
 }
