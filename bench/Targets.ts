@@ -1,5 +1,5 @@
 import { cpuRatio, find, floor, handWrittenOf, type Peer, peerLabel, peerOf, p99Ratio, rateRatio, unanswered } from "./Peers.js"
-import type { Results, Server } from "./Results.js"
+import type { Cell, Results, Server } from "./Results.js"
 import { type Operation, operations, type Style, styles } from "./Scenarios.js"
 
 /**
@@ -122,10 +122,11 @@ const notMeasured = (concurrency: number, results: Results) =>
 /** Why one operation's row against its peer has no figure. */
 const rowNotMeasured = (results: Results, operation: Operation, style: Style, peer: Peer, concurrency: number) => {
   const silent = [find(results, "services-pg", operation, style, concurrency), find(results, peer.server, operation, peer.style, concurrency)]
-    .filter((cell) => cell !== undefined && unanswered(cell))
+    .filter((cell): cell is Cell => cell !== undefined && unanswered(cell))
+    .map((cell) => (cell.server === "services-pg" ? "ours" : `(${cell.server})`))
   return silent.length === 0
     ? notMeasured(concurrency, results)
-    : `not measured: ${silent.map((cell) => cell!.server === "services-pg" ? "ours" : `(${cell!.server})`).join(" and ")} answered no call at c${concurrency}`
+    : `not measured: ${silent.join(" and ")} answered no call at c${concurrency}`
 }
 
 const limitText = (limit: { readonly goal: number; readonly must: number }, upper: boolean) => ({

@@ -1,10 +1,11 @@
 /**
  * Instructions per call of one of our processes, counted by callgrind: CPU time on a shared
- * two-core machine moves by more than most single changes, instruction counts do not. The org
+ * two-core machine moves by more than most single changes, instruction counts do not. The
  * process of the operation's service runs under `valgrind --tool=callgrind --instr-atstart=no` on a
  * database of its own; a read (GetOrg, GetProfile or GetLicense: --operation) over REST, Connect
- * JSON or GraphQL (--style) is called one call at a time over one
- * keep-alive connection to warm up, then in windows with collection switched on only around each (`callgrind_control -i on|off`, a dump after each).
+ * JSON or GraphQL (--style) is called one call at a time over one keep-alive connection to warm
+ * up, then in windows with collection switched on only around each (`callgrind_control -i on|off`,
+ * a dump after each).
  * Each window's instructions are split by function into V8's compiler, its garbage collector and
  * the rest, the per-call work: the rest repeats within a few percent between windows once the code
  * is warm, the total does not (compilation and collection land in windows at random).
@@ -13,10 +14,10 @@
  *     [--operation=GetOrg|GetProfile|GetLicense] [--style=rest|connect-json|graphql] [--traced] \
  *     [--warmup=4000] [--calls=300] [--windows=3]
  *
- * --server: ours (the operation's service process, the default), or a baseline serving the style: (d) REST's
- * minimal Effect peer and (a) Node's floor, (f) Connect JSON's peer, (g) GraphQL's, (b) and (e)
- * the hand-written ones. --traced (ours only): with OTLP export to a span-counting sink in this
- * process, every call sampled. Needs
+ * --server: ours (the operation's service process, the default), or a baseline serving the
+ * style: (d) REST's minimal Effect peer and (a) Node's floor, (f) Connect JSON's peer, (g)
+ * GraphQL's, (b) and (e) the hand-written ones. --traced (ours only): with OTLP export to a
+ * span-counting sink in this process, every call sampled. Needs
  * valgrind (Debian: valgrind). Node's flags `--no-memory-reducer --interrupt-budget=4096`: under
  * valgrind the process looks idle by the clock, V8's memory reducer then collects and throws
  * optimised code away, and tier-up takes thousands of calls; they change when V8 compiles and

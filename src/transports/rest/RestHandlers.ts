@@ -15,8 +15,9 @@ import { endpointOf, jsonReply } from "./RestReply.js"
 /**
  * Each REST endpoint: its request -> an operation of the service's table -> its value, which the
  * endpoint's success schema writes (a resource's record is written as its JSON: RestReply.ts);
- * failures are the operation's tagged errors, which its error schemas write (RestErrors.ts). Writes are `handleRaw`: their body is read by the JsonBodyReader
- * middleware and decoded once, by the operation (see HttpApis.ts).
+ * failures are the operation's tagged errors, which its error schemas write (RestErrors.ts).
+ * Writes are `handleRaw`: their body is read by the JsonBodyReader middleware and decoded once, by
+ * the operation (see HttpApis.ts).
  */
 
 /** A page of a list, from its query parameters (proto names beside JSON names; see QueryRequest.ts). */
