@@ -155,10 +155,10 @@ export const portApp = <R, Rpcs extends Rpc.Any>(api: ServiceApi<R, Rpcs>, optio
         route: restRoutes(api.rest.api)
       }),
       admission: inFlightLimit(options.maxRequestsInFlight),
-      styles: (request, response) => {
-        const url = request.url ?? "/"
-        if (isRpcPath(url)) return connect(request, response)
-        if (url === "/graphql" || url.startsWith("/graphql?")) return graphql(request, response)
+      // The query string never chooses the style: `?x=a.b/c` must not turn a REST path into a procedure.
+      styles: (request, response, path) => {
+        if (isRpcPath(path)) return connect(request, response)
+        if (path === "/graphql") return graphql(request, response)
         // The platform's handler is typed for HTTP/1.1; HTTP/2's compatibility API serves it as well.
         effectHttp(request as http.IncomingMessage, response as http.ServerResponse)
       }

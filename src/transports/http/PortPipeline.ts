@@ -27,8 +27,8 @@ export interface PortPipeline {
   readonly telemetry: CallTelemetry
   /** Refuses a call over the port's in-flight limit. */
   readonly admission: Step
-  /** The styles: Connect and gRPC, GraphQL, REST and `/rpc`. */
-  readonly styles: RequestHandler
+  /** The styles: Connect and gRPC, GraphQL, REST and `/rpc`, chosen by the request's path alone. */
+  readonly styles: (request: Request, response: Response, path: string) => void
 }
 
 /**
@@ -64,5 +64,5 @@ export const portPipeline = (steps: PortPipeline): RequestHandler => (request, r
   response.once("close", () => steps.telemetry.finished(call, response))
   if (misdirected !== undefined) return refuse(request, response, misdirected)
   if (steps.authentication(request, response) || steps.admission(request, response)) return
-  steps.styles(request, response)
+  steps.styles(request, response, path)
 }
