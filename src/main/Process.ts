@@ -1,12 +1,12 @@
 import type { Rpc } from "@effect/rpc"
 import type { SqlClient } from "@effect/sql"
-import { Config, Duration, Effect, Layer, Option } from "effect"
+import { Config, Duration, Effect, Layer, Option, type Scope } from "effect"
 import * as Database from "../services/Database.js"
 import { DatabaseHealth, HealthCheckInterval } from "../services/DatabaseHealth.js"
 import { Draining, drainingHealth } from "../services/Draining.js"
 import type { ListenError } from "../transports/http/PortListener.js"
 import { HealthWatches } from "../transports/connect/HealthWatches.js"
-import { listen } from "../transports/http/PortListener.js"
+import { listen, portFree } from "../transports/http/PortListener.js"
 import { portApp } from "../transports/PortApp.js"
 import type { AllowedHosts } from "../transports/http/AllowedHosts.js"
 import type { ConsoleSettings } from "../transports/pages/Console.js"
@@ -126,6 +126,8 @@ export interface PortPlan {
   readonly portVariables: string
   /** What `--help` says the port serves. */
   readonly offered: Offered
+  /** Fails with the port's one-line start-up failure unless it can be listened on (held while the scope lives). */
+  readonly free: (port: number, settings: SettingsValues, processName: string) => Effect.Effect<void, StartupFailure, Scope.Scope>
   readonly layer: (
     port: number,
     settings: SettingsValues,
@@ -142,10 +144,20 @@ const plan = <R, Rpcs extends Rpc.Any>(
   port,
   portVariables,
   offered: { restPaths: restPaths(service.api.rest.api), console: service.servesConsole === true },
+  free: (number, settings, processName) =>
+    portFree(settings.host, number).pipe(Effect.mapError(failure(service, number, settings, processName, portVariables))),
   layer: (number, settings, processName) =>
-    portLayer(service, number, settings, (error) =>
-      listenFailure(processName, { host: settings.host, port: number, service: service.name }, portVariables, error))
+    portLayer(service, number, settings, failure(service, number, settings, processName, portVariables))
 })
+
+const failure = <R, Rpcs extends Rpc.Any>(
+  service: ServicePort<R, Rpcs>,
+  port: number,
+  settings: SettingsValues,
+  processName: string,
+  portVariables: string
+) =>
+(error: ListenError) => listenFailure(processName, { host: settings.host, port, service: service.name }, portVariables, error)
 
 /** In the all-in-one process: the service's own variable (`ORG_PORT`) or its default port. */
 export const besideOthers = <R, Rpcs extends Rpc.Any>(service: ServicePort<R, Rpcs>) =>
@@ -189,8 +201,8 @@ const ignoredPort = (name: string, ports: ReadonlyArray<PortPlan>) =>
   })
 
 /**
- * Runs a process until SIGINT/SIGTERM. Every setting is read and checked first; then the
- * database, then the ports. On a signal the process first drains (SHUTDOWN_DRAIN_MS: still
+ * Runs a process until SIGINT/SIGTERM. Every setting is read and checked first, and every port
+ * found free; then the database, then the ports. On a signal the process first drains (SHUTDOWN_DRAIN_MS: still
  * serving, but not ready), then the ports close (in-flight requests finish), then the database,
  * and the process exits 0. A failed start prints one line on stderr (see
  * StartupFailure) and exits 1; the details are logged at debug level.
@@ -220,6 +232,9 @@ export const runProcess = (options: {
       })
     }
     yield* ignoredPort(options.name, options.ports)
+    // Every port held at once, before the database opens (which can take seconds): a taken port,
+    // or two of ours set to the same number, is one line now rather than after the others listened.
+    yield* Effect.scoped(Effect.forEach(options.ports, (port, i) => port.free(ports[i]!, settings, options.name), { discard: true }))
     yield* Effect.logInfo(`${options.name}: database ${Database.describe(database)}`)
     yield* Effect.logInfo(
       `${options.name}: authentication ${

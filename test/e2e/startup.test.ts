@@ -1,10 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import { execFile } from "node:child_process"
-import { readFileSync } from "node:fs"
+import { existsSync, readFileSync } from "node:fs"
 import { mkdtemp, rm, writeFile } from "node:fs/promises"
 import * as net from "node:net"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { serverUrl } from "../support/TestDatabase.js"
 import { entry, expectOneLine, runToEnd } from "./support/RunToEnd.js"
@@ -119,30 +119,34 @@ describe.concurrent("a failed start says which service, what failed and the vari
     expectOneLine(role, /^org: PostgreSQL at .* refused the connection: .*"onboarding_no_such_role".* \(check DATABASE_URL\)\n$/)
   })
 
-  it("a port is already in use", async () => {
+  it("a port is already in use: one line before the database opens, no other port listening", async () => {
     const taken = net.createServer()
     await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve))
     const port = (taken.address() as net.AddressInfo).port
+    // A new data directory on disk: had the database been opened first, it would now hold one.
+    const dataDir = join(await mkdtemp(join(tmpdir(), "onboarding-port-taken-")), "data")
     try {
       const [profile, license, workflow] = await Promise.all([freePort(), freePort(), freePort()])
       const ended = await runToEnd("all", {
-        ...memory,
+        DATA_DIR: dataDir,
         ORG_PORT: String(port),
         PROFILE_PORT: String(profile),
         LICENSE_PORT: String(license),
         WORKFLOW_PORT: String(workflow)
       })
-      expect(ended.code).toBe(1)
-      expect(ended.stderr).toBe(
-        `all: cannot listen on 127.0.0.1:${port} for the org service: address already in use (set ORG_PORT)\n`
-      )
+      expectOneLine(ended, `all: cannot listen on 127.0.0.1:${port} for the org service: address already in use (set ORG_PORT)`)
+      expect({ dataDirCreated: existsSync(dataDir) }).toEqual({ dataDirCreated: false })
+      const twice = await runToEnd("all", { ...memory, ORG_PORT: String(profile), PROFILE_PORT: String(profile) })
+      expectOneLine(twice, `all: cannot listen on 127.0.0.1:${profile} for the profile service: address already in use (set PROFILE_PORT)`)
       if (serverUrl !== undefined) {
-        expect((await runToEnd("org", { DATABASE_URL: serverUrl, PORT: String(port) })).stderr).toBe(
-          `org: cannot listen on 127.0.0.1:${port}: address already in use (set PORT or ORG_PORT)\n`
+        expectOneLine(
+          await runToEnd("org", { DATABASE_URL: serverUrl, PORT: String(port) }),
+          `org: cannot listen on 127.0.0.1:${port}: address already in use (set PORT or ORG_PORT)`
         )
       }
     } finally {
       taken.close()
+      await rm(dirname(dataDir), { recursive: true, force: true })
     }
   })
 })

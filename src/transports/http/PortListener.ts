@@ -28,6 +28,21 @@ export interface ListenOptions {
   readonly maxStreamsPerConnection: number
 }
 
+/**
+ * Binds `host:port` for as long as the scope lives, serving nothing: a process holds each of its
+ * ports this way before it opens its database, so a taken port (or a host it cannot bind) is told
+ * at once rather than after a start that may take seconds. Port 0 asks for no particular port.
+ */
+export const portFree = (host: string, port: number) =>
+  port === 0 ? Effect.void : Effect.asVoid(Effect.acquireRelease(
+    Effect.async<net.Server, ListenError>((resume) => {
+      const probe = net.createServer()
+      probe.once("error", (error) => resume(Effect.fail(new ListenError({ message: error.message }))))
+      probe.listen({ port, host, exclusive: true }, () => resume(Effect.succeed(probe)))
+    }),
+    (probe) => Effect.async<void>((resume) => void probe.close(() => resume(Effect.void)))
+  ))
+
 /** What an HTTP/2 client with prior knowledge sends first (RFC 9113 §3.4). */
 const h2Preface = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
 
