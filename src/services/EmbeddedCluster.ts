@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import { open, readdir, rename, rm, stat, unlink } from "node:fs/promises"
 import { dirname, join, resolve } from "node:path"
-import { initdbInChild } from "./InitdbProcess.js"
+import { endOrphanInitdb, initdbInChild, pidFileOf } from "./InitdbProcess.js"
 
 /**
  * How a new embedded database comes into `DATA_DIR`, so that a start killed at any moment leaves
@@ -132,6 +132,21 @@ const removeEmptyPidFile = (dir: string) =>
   )
 
 /**
+ * A killed start's initdb child still at work on one of the `creating` directories (its pid file
+ * beside it) is ended before anything here is touched: it would write on into a directory this
+ * start removes, for seconds of CPU, with nobody to read what it makes.
+ */
+const endOrphans = (dir: string, creating: ReadonlyArray<string>) =>
+  Effect.forEach(creating.filter((name) => !name.endsWith(".pid")), (name) =>
+    endOrphanInitdb(pidFileOf(join(dir, name)), join(dir, name)).pipe(
+      Effect.tap((pid) =>
+        pid === undefined ? Effect.void : Effect.logWarning(
+          `database: ended the database creation (pid ${pid}) that a killed start left running in DATA_DIR`
+        )
+      )
+    ), { discard: true })
+
+/**
  * Makes `dataDir` (locked by this process) hold a complete cluster, creating one or finishing or
  * rebuilding what a killed start left (see above); one warning line says when it did the latter.
  */
@@ -140,6 +155,7 @@ export const readyCluster = (dataDir: string): Effect.Effect<void, unknown> =>
     const dir = resolve(dataDir)
     const entries = yield* fs(() => readdir(dir))
     const creating = entries.filter(isCreating)
+    yield* endOrphans(dir, creating)
     yield* Effect.forEach(creating, (name) => remove(join(dir, name)), { discard: true })
 
     if (entries.includes(versionFile)) {

@@ -1,24 +1,81 @@
 import { Data, Effect } from "effect"
 import { spawn } from "node:child_process"
+import { readFileSync, rmSync, writeFileSync } from "node:fs"
+import { readFile } from "node:fs/promises"
 import { fileURLToPath } from "node:url"
 
 /** The package root (from `src/services` and `dist/services` alike), where `@electric-sql/pglite` resolves. */
 const packageRoot = fileURLToPath(new URL("../../", import.meta.url))
 
 /**
- * The child's whole program. It listens for the IPC channel's 'disconnect' before it loads
- * PGlite: the parent's end of the channel is closed by the kernel however the parent dies (kill -9
- * too), so an orphan stops at its next turn of the event loop instead of writing on for seconds.
- * A parent that died before the listener was set is seen by `process.connected`.
+ * The initdb itself, in a worker thread of the child (CommonJS: the worker runs without the child's
+ * `--input-type=module`): PGlite's WebAssembly initdb holds its thread
+ * for seconds at a time, and the child's main thread must stay free to see its parent go.
+ */
+const initdbWorker = `
+const { workerData } = require("node:worker_threads")
+import("@electric-sql/pglite").then(async ({ PGlite }) => {
+  const db = await PGlite.create(workerData)
+  await db.close()
+})
+`
+
+/**
+ * The child's whole program. It listens for the IPC channel's 'disconnect' before anything else:
+ * the parent's end of the channel is closed by the kernel however the parent dies (kill -9 too),
+ * and the main thread, idle while the worker runs initdb, exits at once, the worker with it. A
+ * parent that died before the listener was set is seen by `process.connected`.
  */
 const program = `
+import { Worker } from "node:worker_threads"
 process.on("disconnect", () => process.exit(70))
 if (!process.connected) process.exit(70)
-const { PGlite } = await import("@electric-sql/pglite")
-const db = await PGlite.create(process.argv[1])
-await db.close()
-process.exit(0)
+const initdb = new Worker(${JSON.stringify(initdbWorker)}, { eval: true, execArgv: [], workerData: process.argv[1] })
+initdb.once("error", (error) => { console.error(error?.stack ?? String(error)); process.exit(1) })
+initdb.once("exit", (code) => process.exit(code))
 `
+
+/**
+ * Where a child's pid is kept while it runs (`<directory>.pid`), so that a start that finds it
+ * can end the child of one that was killed (EmbeddedCluster.ts): belt and braces for a child
+ * whose main thread could not see its parent go.
+ */
+export const pidFileOf = (directory: string) => `${directory}.pid`
+
+/**
+ * Whether `pid` is the initdb child that was making `directory`, from its command line where the
+ * system shows it (/proc); elsewhere nothing says so, and no process is taken for it.
+ */
+const isInitdbOf = (pid: number, directory: string) => {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").includes(directory)
+  } catch {
+    return false
+  }
+}
+
+/**
+ * Ends the initdb child recorded in `pidFile` if it is still at work on `directory`; answers with
+ * its pid when there was one. A start holding the data directory's lock calls this before it
+ * touches the directory: the killed start that spawned the child holds nothing any more.
+ */
+export const endOrphanInitdb = (pidFile: string, directory: string): Effect.Effect<number | undefined> =>
+  Effect.gen(function*() {
+    const pid = Number(yield* Effect.promise(() => readFile(pidFile, "utf8").catch(() => "")))
+    if (!Number.isSafeInteger(pid) || pid <= 0 || !isInitdbOf(pid, directory)) return undefined
+    // SIGKILL cannot be refused; a dead child still shown (a zombie) has an empty command line.
+    for (let tries = 0; tries < 500 && isInitdbOf(pid, directory); tries++) {
+      yield* Effect.sync(() => {
+        try {
+          process.kill(pid, "SIGKILL")
+        } catch {
+          // gone between the look and the kill
+        }
+      })
+      yield* Effect.sleep(10)
+    }
+    return pid
+  })
 
 export class InitdbFailed extends Data.TaggedError("InitdbFailed")<{
   readonly directory: string
@@ -49,6 +106,8 @@ export const initdbInChild = (directory: string): Effect.Effect<void, InitdbFail
       cwd: packageRoot,
       stdio: ["ignore", "ignore", "pipe", "ipc"]
     })
+    const pidFile = pidFileOf(directory)
+    if (child.pid !== undefined) writeFileSync(pidFile, String(child.pid))
     let stderr = ""
     child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
       stderr = (stderr + chunk).slice(-stderrKept)
@@ -61,7 +120,7 @@ export const initdbInChild = (directory: string): Effect.Effect<void, InitdbFail
     const exited = new Promise<void>((done) => {
       child.once("close", () => done())
       child.once("error", () => done())
-    })
+    }).then(() => rmSync(pidFile, { force: true }))
     child.once("error", (cause) =>
       settle(Effect.fail(new InitdbFailed({ directory, code: null, signal: null, stderr: String(cause) }))))
     child.once("close", (code, signal) =>

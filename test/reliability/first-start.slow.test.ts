@@ -228,4 +228,43 @@ describe.skipIf(process.env["TEST_DATABASE_URL"] !== undefined)("the first start
       rmSync(dataDir, { recursive: true, force: true })
     }
   }, 180_000)
+
+  it("the parent killed alone while initdb is busy in WebAssembly: the child is gone once the next start is ready", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "onboarding-first-start-"))
+    const env = { ...(await ports()), DATA_DIR: dataDir }
+    const first = firstStart(env)
+    try {
+      let child: number | undefined
+      expect(spinUntil(() => (child = childrenOf(first.child.pid!)[0]) !== undefined)).toBe(true)
+      // initdb at work: the cluster's first directories written, PG_VERSION not yet.
+      const busy = spinUntil(() =>
+        clusterTops(dataDir).some((top) => top !== dataDir && has(join(top, "global")) && !has(join(top, "PG_VERSION")))
+      )
+      const killedAt = performance.now()
+      first.child.kill("SIGKILL")
+      await first.exited
+      // A figure, not a condition: how long it outlived its parent, looked at for up to 2 s.
+      const goneWithin2s = spinUntil(() => !alive(child!), 2)
+      const orphanLivedMs = goneWithin2s ? Math.round(performance.now() - killedAt) : undefined
+      const again = await startProcess("all", env, 4)
+      // Whether it ended with its parent or the next start ended it: it is not running beside the new one.
+      const aliveWhenReady = alive(child!)
+      const served = await createAndRead(env)
+      const ended = await stopProcess(again)
+      recordFigures("first-start-busy-orphan", { busy, goneWithin2s, orphanLivedMs, aliveWhenReady, restart: served })
+      expect({ busy, aliveWhenReady, served, ended }).toEqual({
+        busy: true,
+        aliveWhenReady: false,
+        served: { created: 200, read: 200 },
+        ended: 0
+      })
+    } finally {
+      try {
+        process.kill(-first.child.pid!, "SIGKILL")
+      } catch {
+        // the group is gone already
+      }
+      rmSync(dataDir, { recursive: true, force: true })
+    }
+  }, 180_000)
 })

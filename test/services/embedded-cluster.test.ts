@@ -1,6 +1,7 @@
 import { PGlite } from "@electric-sql/pglite"
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { Effect, Logger, LogLevel } from "effect"
+import { spawn } from "node:child_process"
 import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -62,6 +63,17 @@ const start = (dir: string) =>
   })
 
 const clusterEntries = Effect.flatMap(cluster, names)
+
+/** A process that waits, with `argument` on its command line; killed when the scope closes. */
+const idleProcess = (argument: string) =>
+  Effect.acquireRelease(
+    Effect.sync(() => {
+      const child = spawn(process.execPath, ["-e", "setInterval(() => {}, 1 << 30)", argument], { stdio: "ignore" })
+      const ended = new Promise<string | null>((done) => child.once("exit", (_, signal) => done(signal)))
+      return Object.assign(child, { ended })
+    }),
+    (child) => Effect.sync(() => child.kill("SIGKILL"))
+  )
 
 describe("what a start does with the data directory a killed first start left", () => {
   it.live(
@@ -141,6 +153,38 @@ describe("what a start does with the data directory a killed first start left", 
       expect(opened.rows).toEqual([{ note: "acknowledged" }])
       expect(yield* names(dir)).toEqual(before)
     }).pipe(Effect.scoped), 60_000)
+
+  it.live(
+    "a killed start's initdb still at work, its pid file beside it: ended before the directory is touched; " +
+      "a pid file naming a process that is not that initdb leaves the process alone",
+    () =>
+      Effect.gen(function*() {
+        const dir = yield* temporaryDirectory
+        const creating = join(dir, "onboarding-initdb-5d1c2f5e-8a7b-4c3d-9e2f-1a2b3c4d5e6f")
+        yield* Effect.promise(() => mkdir(creating))
+        // What the system shows of the orphan: a process with that directory on its command line.
+        const orphan = yield* idleProcess(creating)
+        yield* Effect.promise(() => writeFile(`${creating}.pid`, String(orphan.pid)))
+        // And a pid file of another directory naming a process that is not its initdb (a reused pid).
+        const stranger = yield* idleProcess(join(dir, "elsewhere"))
+        const strangersFile = join(dir, "onboarding-initdb-00000000-0000-4000-8000-000000000000")
+        yield* Effect.promise(() => writeFile(`${strangersFile}.pid`, String(stranger.pid)))
+        const opened = yield* start(dir)
+        expect({
+          orphanEnded: yield* Effect.promise(() => orphan.ended),
+          strangerRunning: stranger.exitCode === null && stranger.signalCode === null,
+          classes: opened.classes > 0,
+          left: opened.left
+        }).toEqual({ orphanEnded: "SIGKILL", strangerRunning: true, classes: true, left: [] })
+        expect(opened.warnings).toEqual([
+          `database: ended the database creation (pid ${orphan.pid}) that a killed start left running in DATA_DIR`,
+          `database: DATA_DIR=${dir} held a half-made database (a start was killed while creating it; it held no data): ` +
+          // the directory being created and the two pid files
+          `removed 3 entries of it and created the database again`
+        ])
+      }).pipe(Effect.scoped),
+    60_000
+  )
 
   it.live("an empty postmaster.pid (a start killed between creating and writing it): removed, the database opens", () =>
     Effect.gen(function*() {
