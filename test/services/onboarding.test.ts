@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
-import { Cause, Effect, Exit, Layer } from "effect"
+import { Cause, Duration, Effect, Exit, Layer } from "effect"
 import { AlreadyExists, NotFound, Unavailable } from "../../src/domain/Errors.js"
 import { WorkflowId } from "../../src/domain/Ids.js"
 import { OnboardingRequest } from "../../src/domain/Onboarding.js"
@@ -10,7 +10,7 @@ import { Onboarding } from "../../src/services/Onboarding.js"
 import { WorkflowRuns } from "../../src/services/WorkflowRuns.js"
 import { Orgs } from "../../src/services/Orgs.js"
 import { Profiles } from "../../src/services/Profiles.js"
-import { databaseOperation } from "../../src/services/Transient.js"
+import { databaseOperation, OperationBudget } from "../../src/services/Transient.js"
 import { uuid } from "../support/ids.js"
 import { rowCounts } from "../support/rows.js"
 import { reportingRetries } from "../support/Retries.js"
@@ -36,6 +36,13 @@ const withLicenses = (licenses: Layer.Layer<Licenses, never, SqlClient.SqlClient
   )
 
 const realServices = withLicenses(Licenses.Default)
+
+/**
+ * For the suites that queue hundreds of workflows on one connection: what they check is the
+ * outcome, not how soon it comes, so the budget that turns a slow wait into `unavailable` is set
+ * past anything a busy machine takes (the default, 10 s, ran out with both cores overloaded).
+ */
+const unhurried = Effect.provideService(OperationBudget, Duration.minutes(10))
 
 const refusal = new AlreadyExists({ resource: "license", id: "00000000-0000-0000-0000-000000000001" })
 
@@ -142,7 +149,7 @@ for (const database of testDatabases) describe(`onboarding on ${database.kind}`,
           licenses: before.licenses + 200,
           runs: before.runs + 200
         })
-      }).pipe(reportingRetries(`retries 200 workflows ${database.kind}`), realServices))
+      }).pipe(reportingRetries(`retries 200 workflows ${database.kind}`), realServices, unhurried), 600_000)
 
     it.effect("20 concurrent requests with one workflow id create one triple and get 20 identical answers", () =>
       Effect.gen(function*() {
@@ -162,7 +169,7 @@ for (const database of testDatabases) describe(`onboarding on ${database.kind}`,
         const other = yield* Effect.flip(onboarding.create(yield* request({ workflowId, name: "Someone else" })))
         expect(other).toEqual(new AlreadyExists({ resource: "workflow", id: workflowId }))
         expect((yield* rowCounts).orgs).toBe(before.orgs + 1)
-      }).pipe(reportingRetries(`retries 20 same workflow ${database.kind}`), realServices))
+      }).pipe(reportingRetries(`retries 20 same workflow ${database.kind}`), realServices, unhurried), 600_000)
 
     it.effect("a serialization failure on the first attempts is retried and creates one triple", () =>
       Effect.gen(function*() {
