@@ -132,28 +132,36 @@ const underLoad = <Details extends Record<string, unknown>>(name: string, fault:
     const deployed = yield* Deployed
     const clients = clientsFor(deployed.urls)
     let streaming = true
+    let sofar: FailoverLoad | undefined
     const metricsBefore = yield* Effect.promise(() => transientCounts(deployed.urls.workflow))
-    const running = failoverLoad({ clients, concurrency: 8, running: () => streaming })
+    const running = failoverLoad({ clients, concurrency: 8, running: (calls) => ((sofar = calls), streaming) })
     const readiness = watchReadiness(deployed.urls.workflow, () => streaming)
     yield* Effect.sleep("3 seconds")
     const faultAt = Date.now()
     const details = yield* Effect.promise(() => fault(deployed))
     yield* Effect.promise(() => deployed.cluster.awaitHealthy(120_000))
     const healthyAt = Date.now()
+    const writesAfter = (calls: FailoverLoad["calls"]) =>
+      calls.filter((c) => c.kind !== "read" && c.answer === "ok" && c.began >= healthyAt).length
     yield* Effect.sleep("3 seconds")
+    // Writing again once the cluster is healthy, not only before the fault: waited for as a
+    // condition (a busy machine's first write after recovery may come late), not a fixed time.
+    yield* Effect.promise(() =>
+      until("a write acknowledged after recovery", async () => writesAfter(sofar?.calls ?? []) > 0, 120_000, deployed.cluster.logs)
+    )
     streaming = false
     const load: FailoverLoad = yield* Effect.promise(() => running)
     const ready = yield* Effect.promise(() => readiness)
     // Ready again once a leader is reachable, with no restart.
     yield* Effect.promise(() =>
-      until("/readyz ready again", () => fetch(`${deployed.urls.workflow}/readyz`).then((r) => r.ok), 10_000)
+      until("/readyz ready again", () => fetch(`${deployed.urls.workflow}/readyz`).then((r) => r.ok), 60_000)
     )
     clients.forEach((client) => client.close?.())
     const audit = yield* Effect.promise(() => auditFailover(deployed.databaseUrl, load))
     const metricsAfter = yield* Effect.promise(() => transientCounts(deployed.urls.workflow))
     // The very process that started: it would have an exit code or a signal had it ended.
     const serviceRestarted = deployed.service.child.exitCode !== null || deployed.service.child.signalCode !== null
-    const writesAfterRecovery = load.calls.filter((c) => c.kind !== "read" && c.answer === "ok" && c.began >= healthyAt).length
+    const writesAfterRecovery = writesAfter(load.calls)
     const figures = {
       ...details,
       ...callFigures(load, faultAt),
@@ -169,13 +177,26 @@ const underLoad = <Details extends Record<string, unknown>>(name: string, fault:
       serviceRestarted
     }
     recordFigures(`failover-${name}`, figures)
-    // Writing again once the cluster is healthy, not only before the fault.
-    expect(writesAfterRecovery).toBeGreaterThan(0)
-    expect({ lost: audit.lost, readsWrong: load.readsWrong, partial: audit.partial, duplicated: audit.duplicated, serviceRestarted })
-      .toEqual({ lost: 0, readsWrong: [], partial: 0, duplicated: 0, serviceRestarted: false })
-    // Every refusal is `unavailable` (14): never `internal`, never a wrong answer.
+    // One expectation, every figure named: a failure says which one missed. Every refusal is
+    // `unavailable` (14): never `internal`, never a wrong answer.
     const codes = Object.keys(figures.answers).filter((answer) => answer !== "ok")
-    expect(codes.filter((code) => code !== "14")).toEqual([])
+    expect({
+      writesAfterRecovery: writesAfterRecovery > 0,
+      lost: audit.lost,
+      readsWrong: load.readsWrong,
+      partial: audit.partial,
+      duplicated: audit.duplicated,
+      serviceRestarted,
+      refusedOtherThanUnavailable: codes.filter((code) => code !== "14")
+    }).toEqual({
+      writesAfterRecovery: true,
+      lost: 0,
+      readsWrong: [],
+      partial: 0,
+      duplicated: 0,
+      serviceRestarted: false,
+      refusedOtherThanUnavailable: []
+    })
     return figures
   })
 

@@ -35,13 +35,13 @@ const uuid = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/
 
 /**
  * `concurrency` workers, round robin over `clients`, each sending the mix until `running()` says
- * stop. No call is retried: every answer is recorded as it came, and every acknowledged create
+ * stop (it is shown the calls so far, so that stopping can wait on what they answered). No call is retried: every answer is recorded as it came, and every acknowledged create
  * kept for the audit.
  */
 export const failoverLoad = async (options: {
   readonly clients: ReadonlyArray<StyleClient>
   readonly concurrency: number
-  readonly running: () => boolean
+  readonly running: (sofar: FailoverLoad) => boolean
 }): Promise<FailoverLoad> => {
   const load: FailoverLoad = { calls: [], acknowledged: [], workflowOrgNames: [], outcomeUnknown: [], readsWrong: [] }
   const workflow = async (client: StyleClient, withId: boolean) => {
@@ -86,7 +86,7 @@ export const failoverLoad = async (options: {
   }
   const worker = async (index: number) => {
     const client = options.clients[index % options.clients.length]!
-    for (let i = index; options.running(); i++) {
+    for (let i = index; options.running(load); i++) {
       const kind = mix[i % mix.length]!
       const began = Date.now()
       let answer = "ok"
