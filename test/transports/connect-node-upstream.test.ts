@@ -16,7 +16,8 @@ import { envelope, rawHttp } from "../reliability/support/wire.js"
  * The connect-node behaviours that src/transports/connect/corrections/ corrects (one module each), each
  * shown on connect-node's own adapter ("upstream") and on ours, with the same routes. If an
  * upgrade fixes or changes one, its upstream expectation here fails: then the correction must go
- * (or change), not be applied twice. Checked against 2.1.1 and 2.2.0 (2.2.0 changes none of them; ignoredUnknownFields, added later, was checked against 2.1.1 only).
+ * (or change), not be applied twice. Checked against 2.1.1 and 2.2.0 (2.2.0 changes none of them;
+ * ignoredUnknownFields, added later, against 2.1.1 only).
  */
 
 const routes = (router: ConnectRouter) => {
