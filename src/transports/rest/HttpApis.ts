@@ -16,6 +16,7 @@ import {
 import { ListOrgsRequest, ListOrgsResponse, Org } from "../../domain/Org.js"
 import { ListProfilesRequest, ListProfilesResponse, Profile } from "../../domain/Profile.js"
 import { type ProtoName, protoName } from "./FieldNames.js"
+import { protoNamesDocumented } from "./ProtoNamesDocumented.js"
 import { RestErrors } from "./RestErrors.js"
 
 /**
@@ -289,6 +290,7 @@ const port = <Id extends string, Group extends HttpApiGroup.HttpApiGroup.Any>(id
     .addError(RestErrors.Unavailable)
     .annotate(OpenApi.Title, title)
     .annotate(OpenApi.Version, "v1beta1")
+    .annotate(OpenApi.Transform, protoNamesDocumented)
 
 export class OrgHttpApi extends port("org", "Org service", OrgsRest) {}
 export class ProfileHttpApi extends port("profile", "Profile service", ProfilesRest) {}
