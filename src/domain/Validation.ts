@@ -9,18 +9,28 @@ import { FieldViolation, InvalidArgument } from "./Errors.js"
 const isAbsentAlternative = (issue: ParseResult.ArrayFormatterIssue) =>
   issue.message.startsWith("Expected null, actual") || issue.message.startsWith(`Expected "", actual`)
 
+/**
+ * What a request's field that its message does not have is told, in every style (Connect JSON's
+ * own check, jsonReadOptions, says the same): contract §3.2.
+ */
+export const unknownFieldRule = "is not a known field"
+
 const violationsOf = (error: ParseResult.ParseError): ReadonlyArray<FieldViolation> => {
   const issues = ParseResult.ArrayFormatter.formatErrorSync(error)
   const told = issues.length > 1 ? issues.filter((issue) => !isAbsentAlternative(issue)) : issues
-  return told.map((issue) => new FieldViolation({ field: issue.path.join("."), description: issue.message }))
+  return told.map((issue) =>
+    new FieldViolation({ field: issue.path.join("."), description: issue._tag === "Unexpected" ? unknownFieldRule : issue.message })
+  )
 }
 
 /**
  * Decodes untrusted input into a domain value; every broken rule is reported with its field path.
- * The domain's schemas are pure, so decoding is synchronous: it runs on every request.
+ * A field the schema does not have is one of them (contract §3.2): dropped, it would be data the
+ * caller believes stored. The domain's schemas are pure, so decoding is synchronous: it runs on
+ * every request.
  */
 export const validate = <A, I>(schema: Schema.Schema<A, I, never>) => {
-  const decode = ParseResult.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "ignore" })
+  const decode = ParseResult.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "error" })
   return (input: unknown): Effect.Effect<A, InvalidArgument> =>
     Either.match(decode(input), {
       onLeft: (issue) => Effect.fail(InvalidArgument.fromViolations(violationsOf(new ParseResult.ParseError({ issue })))),

@@ -34,7 +34,9 @@ const attribute = (text: string) => text.replaceAll("&", "&amp;").replaceAll("\"
 /**
  * The JSON body as an HTML form with `enctype="text/plain"` sends it: the form encodes one field
  * as `name=value`, so the name carries the JSON up to a last string field of its own, the value
- * closes it. The servers ignore unknown JSON fields, so the body means what the original meant.
+ * closes it. (The servers used to ignore the `pad` field; a JSON field the message does not have is
+ * now refused too, contract §3.2, so this body would be refused even with a JSON content type:
+ * what it shows is that nothing is created, not which rule refused it.)
  */
 const textPlainForm = (json: string) => ({ name: `${json.slice(0, -1)},"pad":"`, value: `"}` })
 

@@ -42,8 +42,9 @@ import {
 /**
  * Bad input in every access style (contract §2–§8): each request below must be refused with the
  * style's form of the error table's code, a message that names the field at fault, nothing
- * written (row counts unchanged) and the port still answering /healthz. Unknown fields are the
- * exception: they are ignored, and the call succeeds.
+ * written (row counts unchanged) and the port still answering /healthz. A JSON field the message
+ * does not have is one of them (contract §3.2); an unknown protobuf field number is not: binary
+ * protobuf skips it, and the call succeeds.
  */
 
 // ---------------------------------------------------------------------------------------------
@@ -1772,20 +1773,28 @@ describe(`bad input, every style (${testDatabaseKind})`, () => {
     }
     // field 15, varint 1: CreateOrgRequest has no such field
     const withUnknownField = () => Buffer.concat([validOrg(), Uint8Array.from([0x78, 0x01])])
+    const extrasPaths = ["license.seats", "org.domain", "profile.nickname", "tracing"]
+    /** Refused in the style's form of invalid_argument (`want`), naming each of `paths` as unknown, in any order. */
+    const refusedNaming = (want: (message: string) => Want, ...paths: ReadonlyArray<string>) => (answer: Answer) => {
+      const { message: _, ...form } = want("")
+      expect({ status: answer.status, code: answer.code }).toEqual({ status: form.status ?? answer.status, code: form.code })
+      expect(answer.message.split("; ").sort()).toEqual(paths.map((path) => `${path}: is not a known field`).sort())
+    }
     const everyTable = { orgs: 1, profiles: 1, licenses: 1, runs: 1 }
     const httpOk = (answer: Answer) => expect(answer.status).toBe(200)
     const grpcOk = (answer: Answer) => expect(answer.code).toBe(0)
 
-    it.effect("Connect JSON: unknown fields are ignored", () =>
+    it.effect("Connect JSON: unknown fields are refused by name, nothing written", () =>
       accepted("org", (urls) => {
         const body = JSON.stringify({ ...org(), nickname: "A", tags: [1, { x: null }] })
         return connectPost(urls.org, createOrg, body)
-      }, { orgs: 1 }))
-    it.effect("Connect JSON: unknown fields at every level of a workflow are ignored", () =>
+      }, {}, refusedNaming(invalid.connect, "nickname", "tags")))
+    it.effect("Connect JSON: unknown fields at every level of a workflow are refused by their paths, nothing written", () =>
       accepted(
         "workflow",
         (urls) => connectPost(urls.workflow, operations.createWorkflow.method, JSON.stringify(workflowWithExtras)),
-        everyTable
+        {},
+        refusedNaming(invalid.connect, ...extrasPaths)
       ))
     it.effect("Connect binary: an unknown field number is skipped", () =>
       accepted(
@@ -1800,16 +1809,17 @@ describe(`bad input, every style (${testDatabaseKind})`, () => {
       accepted("org", (urls) => grpcJsCall(urls.org, createOrg, { bytes: withUnknownField() }), { orgs: 1 }))
     it.effect("gRPC-Web (raw HTTP/1.1): an unknown field number is skipped", () =>
       accepted("org", (urls) => grpcWebRaw(urls.org, createOrg, envelope(withUnknownField())), { orgs: 1 }, grpcOk))
-    it.effect("REST: unknown fields are ignored", () =>
+    it.effect("REST: unknown fields are refused by name, nothing written", () =>
       accepted("org", (urls) => {
         const body = JSON.stringify({ name: "Acme", nickname: "A", tags: [] })
         return restCall(`${urls.org}/orgs/${id()}`, "PUT", body)
-      }, { orgs: 1 }))
-    it.effect("REST: unknown fields at every level of a workflow are ignored", () =>
+      }, {}, refusedNaming(invalid.rest, "nickname", "tags")))
+    it.effect("REST: unknown fields at every level of a workflow are refused by their paths, nothing written", () =>
       accepted(
         "workflow",
         (urls) => restCall(`${urls.workflow}/workflow/workflows/onboarding`, "POST", JSON.stringify(workflowWithExtras)),
-        everyTable
+        {},
+        refusedNaming(invalid.rest, ...extrasPaths)
       ))
     it.effect("GraphQL: unknown members of the request body are ignored", () =>
       accepted("org", (urls) =>
@@ -1822,9 +1832,16 @@ describe(`bad input, every style (${testDatabaseKind})`, () => {
             clientName: "bad-input test"
           })
         ), { orgs: 1 }))
-    it.effect("Effect RPC (raw /rpc): unknown payload fields are ignored", () =>
-      accepted("org", (urls) => rpcPost(urls.org, rpcRequest("CreateOrg", { ...org(), nickname: "A" })), { orgs: 1 }))
-    it.effect("Effect RPC (typed client): unknown payload fields are ignored", () =>
+    it.effect("Effect RPC (raw /rpc): unknown payload fields are refused by name, nothing written", () =>
+      accepted(
+        "org",
+        (urls) => rpcPost(urls.org, rpcRequest("CreateOrg", { ...org(), nickname: "A" })),
+        {},
+        refusedNaming((message) => ({ status: 200, ...invalid.rpc(message) }), "nickname")
+      ))
+    // The typed client encodes the payload with its schema, which has no such field: it is not sent
+    // (and TypeScript refuses it without the cast).
+    it.effect("Effect RPC (typed client): a field its payload's schema does not have is not sent", () =>
       accepted("workflow", (urls) =>
         rpcTyped(
           urls.workflow,
@@ -1844,10 +1861,11 @@ describe(`bad input, every style (${testDatabaseKind})`, () => {
       }))
 
     // Renaming keys used to recurse once per nesting level and overflowed the stack (a 500). Within
-    // JSON_MAX_DEPTH (32) a nested unknown field is ignored; past it the body is refused unread.
+    // JSON_MAX_DEPTH (32) a nested unknown field is refused by its name, its value not walked; past
+    // it the body is refused unread.
     const nestedExtra = (depth: number) => `{"name": "Acme", "extra": ${"[".repeat(depth)}${"]".repeat(depth)}}`
-    it.effect("REST: a nested unknown field within the depth bound is ignored", () =>
-      accepted("org", (urls) => restCall(`${urls.org}/orgs/${id()}`, "PUT", nestedExtra(30)), { orgs: 1 }))
+    it.effect("REST: a nested unknown field within the depth bound is refused by its name", () =>
+      accepted("org", (urls) => restCall(`${urls.org}/orgs/${id()}`, "PUT", nestedExtra(30)), {}, refusedNaming(invalid.rest, "extra")))
     it.effect("REST: a deeply nested unknown field is refused by the depth bound (413), nothing written", () =>
       accepted("org", (urls) => restCall(`${urls.org}/orgs/${id()}`, "PUT", nestedExtra(20_000)), {}, (answer) =>
         expect({ status: answer.status, code: answer.code, message: answer.message }).toEqual({

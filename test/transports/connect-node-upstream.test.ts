@@ -16,7 +16,8 @@ import { envelope, rawHttp } from "../reliability/support/wire.js"
  * The connect-node behaviours that src/transports/connect/corrections/ corrects (one module each), each
  * shown on connect-node's own adapter ("upstream") and on ours, with the same routes. If an
  * upgrade fixes or changes one, its upstream expectation here fails: then the correction must go
- * (or change), not be applied twice. Checked against 2.1.1 and 2.2.0 (2.2.0 changes none of them).
+ * (or change), not be applied twice. Checked against 2.1.1 and 2.2.0 (2.2.0 changes none of them;
+ * ignoredUnknownFields, added later, against 2.1.1 only).
  */
 
 const routes = (router: ConnectRouter) => {
@@ -304,5 +305,19 @@ describe("readMaxBytesInMessage", () => {
     const trailer = Buffer.from(await web.arrayBuffer()).toString("latin1")
     expect(trailer).toMatch(/grpc-status: 8\r\n/)
     expect(trailer).toContain(`grpc-message: ${encodeURIComponent(message)}\r\n`)
+  })
+})
+
+describe("ignoredUnknownFields", () => {
+  const misspelt = JSON.stringify({ id: "x", name: "Acme", nmae: "Typo" })
+
+  it("upstream: a JSON field the message does not have is dropped, and the call succeeds", async () => {
+    const answer = await connectJson(h1.upstream, createOrg, misspelt)
+    expect(answer).toMatchObject({ status: 200, json: { org: { id: "x", name: "Acme" } } })
+  })
+
+  it("ours: refused as invalid_argument naming the field's path", async () => {
+    const refused = await connectJson(h1.ours, createOrg, misspelt)
+    expect(refused).toMatchObject({ status: 400, json: { code: "invalid_argument", message: "nmae: is not a known field" } })
   })
 })

@@ -1,7 +1,12 @@
 import SwaggerParser from "@apidevtools/swagger-parser"
+import type { DescMessage } from "@bufbuild/protobuf"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
+import { CreateLicenseRequestSchema } from "../../src/gen/license/v1beta1/license_pb.js"
+import { CreateOrgRequestSchema } from "../../src/gen/org/v1beta1/org_pb.js"
+import { CreateProfileRequestSchema } from "../../src/gen/profile/v1beta1/profile_pb.js"
+import { CreateOnboardingWorkflowRequestSchema } from "../../src/gen/workflow/v1beta1/workflow_pb.js"
 import { errorTable, type FailureKind } from "../../src/transports/ErrorTable.js"
 import { Services } from "../e2e/support/Servers.js"
 import { inProcessServers } from "../support/InProcessServers.js"
@@ -29,6 +34,12 @@ type JsonSchema = {
   readonly format?: string
   readonly pattern?: string
   readonly enum?: ReadonlyArray<unknown>
+}
+type BodySchema = JsonSchema & {
+  readonly anyOf?: ReadonlyArray<BodySchema>
+  readonly required?: ReadonlyArray<string>
+  readonly allOf?: ReadonlyArray<{ readonly anyOf: ReadonlyArray<{ readonly required: ReadonlyArray<string> }> }>
+  readonly additionalProperties?: boolean
 }
 type Parameter = { readonly name: string; readonly in: string; readonly schema: JsonSchema; readonly example?: unknown; readonly description?: string }
 type Document = {
@@ -58,6 +69,51 @@ const sampleOf = (schema: JsonSchema, document: Document): unknown => {
     return Object.fromEntries(Object.entries(resolved.properties).map(([name, property]) => [name, sampleOf(property, document)]))
   }
   return resolved.type === "integer" ? 0 : "string"
+}
+
+/** Each port's create body, as the request message a JSON body stands for (its fields, both names each). */
+const createBodies = {
+  org: ["/orgs/{id}", CreateOrgRequestSchema],
+  profile: ["/profiles/{id}", CreateProfileRequestSchema],
+  license: ["/licenses/{id}", CreateLicenseRequestSchema],
+  workflow: ["/workflow/workflows/onboarding", CreateOnboardingWorkflowRequestSchema]
+} as const
+
+/** The object a documented schema stands for: itself, or its one member besides null. */
+const objectSchema = (schema: BodySchema): BodySchema => schema.anyOf?.find((member) => member.type === "object") ?? schema
+
+/**
+ * Where a documented body and its message differ, each difference named by its path: a field's
+ * proto or JSON name the document leaves out, a property the message does not have, a field
+ * required under one name only, or an object that allows other properties.
+ */
+const differences = (schema: BodySchema, message: DescMessage, required: ReadonlyArray<string>, path = ""): Array<string> => {
+  const object = objectSchema(schema)
+  const properties = object.properties ?? {}
+  const names = message.fields.flatMap((field) => [field.name, field.jsonName])
+  const found: Array<string> = []
+  if (object.additionalProperties !== false) found.push(`${path}: allows other properties`)
+  for (const name of names) if (!(name in properties)) found.push(`${path}${name}: not documented`)
+  for (const name of Object.keys(properties)) if (!names.includes(name)) found.push(`${path}${name}: not a field of ${message.typeName}`)
+  for (const json of required) {
+    const field = message.fields.find((each) => each.jsonName === json)!
+    const either = [...new Set([field.jsonName, field.name])].sort()
+    const documented = field.jsonName === field.name
+      ? (object.required ?? []).includes(json)
+      : (object.allOf ?? []).some((rule) => JSON.stringify(rule.anyOf.map((each) => each.required[0]).sort()) === JSON.stringify(either))
+    if (!documented) found.push(`${path}${json}: not required under ${either.join(" or ")}`)
+  }
+  for (const field of message.fields) {
+    if (field.fieldKind !== "message" || field.message.typeName.startsWith("google.protobuf.")) continue
+    for (const name of new Set([field.name, field.jsonName])) {
+      const nested = properties[name] as BodySchema | undefined
+      if (nested === undefined) continue
+      // A nested message's required fields are what the domain requires: every field but the workflow id.
+      const nestedRequired = field.message.fields.map((each) => each.jsonName).filter((json) => json !== "workflowId")
+      found.push(...differences(nested, field.message, nestedRequired, `${path}${name}.`))
+    }
+  }
+  return found
 }
 
 describe("GET /openapi.json", () => {
@@ -113,6 +169,20 @@ describe("GET /openapi.json", () => {
         }
         const page = yield* Effect.promise(() => fetch(`${urls.org}/orgs?page_size=1`).then((r) => r.json() as Promise<{ orgs: Array<unknown> }>))
         expect(page.orgs).toHaveLength(1)
+      }))
+
+    it.effect("a create body's document names every field under both the names a request may use, and nothing else", () =>
+      Effect.gen(function*() {
+        const urls = yield* Services
+        for (const port of ["org", "profile", "license", "workflow"] as const) {
+          const document = (yield* Effect.promise(() => fetch(`${urls[port]}/openapi.json`).then((r) => r.json()))) as Document
+          const [path, message] = createBodies[port]
+          const reference = document.paths[path]!["post"]!.requestBody!.content["application/json"]!.schema.$ref!
+          const body = document.components.schemas[reference.replace("#/components/schemas/", "")] as BodySchema
+          // The path carries a resource's id; its body may repeat it (`id`), and needs every other field.
+          const required = message.fields.map((field) => field.jsonName).filter((json) => json !== "id" && json !== "workflowOptions")
+          expect({ port, differences: differences(body, message, required) }).toEqual({ port, differences: [] })
+        }
       }))
 
     it.effect("Swagger UI's prefilled create is accepted unchanged: the path's example id is the body's, and the body is valid", () =>

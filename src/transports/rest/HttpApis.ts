@@ -15,6 +15,8 @@ import {
 } from "../../domain/Onboarding.js"
 import { ListOrgsRequest, ListOrgsResponse, Org } from "../../domain/Org.js"
 import { ListProfilesRequest, ListProfilesResponse, Profile } from "../../domain/Profile.js"
+import { type ProtoName, protoName } from "./FieldNames.js"
+import { protoNamesDocumented } from "./ProtoNamesDocumented.js"
 import { RestErrors } from "./RestErrors.js"
 
 /**
@@ -23,7 +25,7 @@ import { RestErrors } from "./RestErrors.js"
  * domain's schemas in their JSON form; the handlers check them with the operations' own rules.
  */
 
-/** A write's JSON object body, its keys in lowerCamel (proto names accepted, the JSON name winning). */
+/** A write's JSON object body, as the caller wrote it (its handler reads it as its operation's payload: `jsonNamed`). */
 export class JsonBody extends Context.Tag("JsonBody")<JsonBody, Readonly<Record<string, unknown>>>() {}
 
 /**
@@ -108,14 +110,6 @@ const documentedField = ({ ast }: Schema.Struct.Field): object => {
   }
   return { ...inlined(JSONSchema.fromAST(type, { definitions, target: "openApi3.1" })), ...(description === undefined ? {} : { description }) }
 }
-
-/** The snake_case proto name of a lowerCamel JSON name (`pageSize` -> `page_size`). */
-const protoName = <S extends string>(json: S) => json.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`) as ProtoName<S>
-
-/** `protoName` as a type: the typed client's parameter names. */
-type ProtoName<S extends string> = S extends `${infer Head}${infer Tail}`
-  ? `${Head extends Lowercase<Head> ? Head : `_${Lowercase<Head>}`}${ProtoName<Tail>}`
-  : S
 
 type QueryParameter = ReturnType<typeof queryParameter>
 
@@ -296,6 +290,7 @@ const port = <Id extends string, Group extends HttpApiGroup.HttpApiGroup.Any>(id
     .addError(RestErrors.Unavailable)
     .annotate(OpenApi.Title, title)
     .annotate(OpenApi.Version, "v1beta1")
+    .annotate(OpenApi.Transform, protoNamesDocumented)
 
 export class OrgHttpApi extends port("org", "Org service", OrgsRest) {}
 export class ProfileHttpApi extends port("profile", "Profile service", ProfilesRest) {}

@@ -15,29 +15,7 @@ const isJsonType = (contentType: string | undefined): boolean => {
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
 
-const lowerCamel = (name: string): string => name.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase())
-
-const maxRenamedDepth = 8
-
-/**
- * Proto3 JSON accepts a field by its proto name (`full_name`) or its JSON name (`fullName`);
- * the domain speaks lowerCamel. Where a request has both spellings, the JSON name wins. No
- * request of ours nests deeper than a few levels, so deeper values are left as they are: they
- * can only be unknown fields, which are ignored, and a deeply nested one must not exhaust the stack.
- */
-export const lowerCamelKeys = (value: unknown, depth = 0): unknown => {
-  if (depth > maxRenamedDepth) return value
-  if (Array.isArray(value)) return value.map((item) => lowerCamelKeys(item, depth + 1))
-  if (!isPlainObject(value)) return value
-  const result: Record<string, unknown> = {}
-  for (const [key, field] of Object.entries(value)) {
-    const name = lowerCamel(key)
-    if (name === key || !(name in value)) result[name] = lowerCamelKeys(field, depth + 1)
-  }
-  return result
-}
-
-/** The request's JSON object body, its keys in lowerCamel. */
+/** The request's JSON object body, as written: its operation's schema says which names it takes (`jsonNamed`). */
 const jsonObjectBody = Effect.gen(function*() {
   const request = yield* HttpServerRequest.HttpServerRequest
   if (!isJsonType(request.headers["content-type"])) {
@@ -67,7 +45,7 @@ const jsonObjectBody = Effect.gen(function*() {
     return yield* InvalidArgument.field("", "the request body is not valid JSON")
   }
   if (!isPlainObject(parsed)) return yield* InvalidArgument.field("", "the request body must be a JSON object")
-  return lowerCamelKeys(parsed) as Record<string, unknown>
+  return parsed
 })
 
 /** The path names the resource; an id in the body may repeat it but not contradict it. */

@@ -1,11 +1,14 @@
 import type * as HttpApi from "@effect/platform/HttpApi"
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import type * as Rpc from "@effect/rpc/Rpc"
+import type * as RpcGroup from "@effect/rpc/RpcGroup"
 import { Effect, Layer } from "effect"
 import { LicenseOperations } from "../../operations/LicenseOperations.js"
 import { operation } from "../../operations/Operation.js"
 import { OrgOperations } from "../../operations/OrgOperations.js"
 import { ProfileOperations } from "../../operations/ProfileOperations.js"
 import { WorkflowOperations } from "../../operations/WorkflowOperations.js"
+import { jsonNamed } from "./JsonNamed.js"
 import { JsonBody, LicenseHttpApi, OrgHttpApi, ProfileHttpApi, WorkflowHttpApi } from "./HttpApis.js"
 import { type QueryParameters, queryRequest } from "./QueryRequest.js"
 import { JsonBodyReaderLive, withPathId } from "./RequestBody.js"
@@ -20,9 +23,27 @@ import { endpointOf, jsonReply } from "./RestReply.js"
  * the operation (see HttpApis.ts).
  */
 
-/** A page of a list, from its query parameters (proto names beside JSON names; see QueryRequest.ts). */
-const listCall = <A, E, R>(list: (input: unknown) => Effect.Effect<A, E, R>) =>
-({ urlParams }: { readonly urlParams: QueryParameters }) => restCall(Effect.flatMap(queryRequest(urlParams), list))
+/** How a JSON request (a body, a list's query) names operation `tag`'s fields: a proto name (`full_name`) read as the JSON name (`fullName`). */
+const payloadNames = <Rpcs extends Rpc.Any>(table: RpcGroup.RpcGroup<Rpcs>, tag: Rpcs["_tag"]) =>
+  jsonNamed((table.requests.get(tag) as unknown as Rpc.AnyWithProps).payloadSchema)
+
+/**
+ * Operation `tag` of a table, for a JSON body: a field its payload does not have is left as the
+ * caller named it, and the operation refuses it by that name.
+ */
+const jsonOperation = <Rpcs extends Rpc.Any, const Tag extends Rpcs["_tag"]>(table: RpcGroup.RpcGroup<Rpcs>, tag: Tag) => {
+  const named = payloadNames(table, tag)
+  const run = operation(table, tag)
+  return (input: unknown) => run(named(input))
+}
+
+/** A page of list `tag`, from its query parameters (proto names beside JSON names; see QueryRequest.ts). */
+const listCall = <Rpcs extends Rpc.Any, const Tag extends Rpcs["_tag"]>(table: RpcGroup.RpcGroup<Rpcs>, tag: Tag) => {
+  const named = payloadNames(table, tag)
+  const run = operation(table, tag)
+  return ({ urlParams }: { readonly urlParams: QueryParameters }) =>
+    restCall(Effect.flatMap(queryRequest(named(urlParams) as QueryParameters), run))
+}
 
 /**
  * Create under the path's id, and read back, for a resource of `group` answered as `{<key>: <record>}`
@@ -48,12 +69,12 @@ const resourceCalls = <const K extends string, A, E1, R1, E2, R2>(
   }
 }
 
-const orgs = resourceCalls(OrgHttpApi, "orgs", "org", operation(OrgOperations, "CreateOrg"), operation(OrgOperations, "GetOrg"))
+const orgs = resourceCalls(OrgHttpApi, "orgs", "org", jsonOperation(OrgOperations, "CreateOrg"), operation(OrgOperations, "GetOrg"))
 const OrgsLive = HttpApiBuilder.group(
   OrgHttpApi,
   "orgs",
   (handlers) =>
-    handlers.handle("listOrgs", listCall(operation(OrgOperations, "ListOrgs")))
+    handlers.handle("listOrgs", listCall(OrgOperations, "ListOrgs"))
       .handle("getOrg", orgs.get).handleRaw("createOrg", orgs.create).handleRaw("putOrg", orgs.create)
 )
 
@@ -61,14 +82,14 @@ const profiles = resourceCalls(
   ProfileHttpApi,
   "profiles",
   "profile",
-  operation(ProfileOperations, "CreateProfile"),
+  jsonOperation(ProfileOperations, "CreateProfile"),
   operation(ProfileOperations, "GetProfile")
 )
 const ProfilesLive = HttpApiBuilder.group(
   ProfileHttpApi,
   "profiles",
   (handlers) =>
-    handlers.handle("listProfiles", listCall(operation(ProfileOperations, "ListProfiles")))
+    handlers.handle("listProfiles", listCall(ProfileOperations, "ListProfiles"))
       .handle("getProfile", profiles.get).handleRaw("createProfile", profiles.create)
       .handleRaw("putProfile", profiles.create)
 )
@@ -77,19 +98,19 @@ const licenses = resourceCalls(
   LicenseHttpApi,
   "licenses",
   "license",
-  operation(LicenseOperations, "CreateLicense"),
+  jsonOperation(LicenseOperations, "CreateLicense"),
   operation(LicenseOperations, "GetLicense")
 )
 const LicensesLive = HttpApiBuilder.group(
   LicenseHttpApi,
   "licenses",
   (handlers) =>
-    handlers.handle("listLicenses", listCall(operation(LicenseOperations, "ListLicenses")))
+    handlers.handle("listLicenses", listCall(LicenseOperations, "ListLicenses"))
       .handle("getLicense", licenses.get).handleRaw("createLicense", licenses.create)
       .handleRaw("putLicense", licenses.create)
 )
 
-const createWorkflow = operation(WorkflowOperations, "CreateOnboardingWorkflow")
+const createWorkflow = jsonOperation(WorkflowOperations, "CreateOnboardingWorkflow")
 const getWorkflow = operation(WorkflowOperations, "GetOnboardingWorkflow")
 
 const WorkflowsLive = HttpApiBuilder.group(
@@ -97,7 +118,7 @@ const WorkflowsLive = HttpApiBuilder.group(
   "workflows",
   (handlers) =>
     handlers
-      .handle("listOnboardingWorkflows", listCall(operation(WorkflowOperations, "ListOnboardingWorkflows")))
+      .handle("listOnboardingWorkflows", listCall(WorkflowOperations, "ListOnboardingWorkflows"))
       .handleRaw("createOnboardingWorkflow", () => restCall(Effect.flatMap(JsonBody, createWorkflow)))
       .handle("getOnboardingWorkflow", ({ path }) =>
         restCall(

@@ -1,21 +1,23 @@
 import type { DescMessage, DescService } from "@bufbuild/protobuf"
 import { type ConnectRouter, createServiceImplSpec } from "@connectrpc/connect"
+import { InvalidArgument } from "../../../domain/Errors.js"
 import { connectError } from "../../ErrorTable.js"
 import { type JsonBounds, jsonBoundsBroken } from "../../http/JsonBounds.js"
 import { notUtf8, strictUtf8 } from "./lenientUtf8.js"
-import { holdsTimestamp, timestampRefusal } from "./rolledOverTimestamps.js"
+import { unknownFields } from "./ignoredUnknownFields.js"
+import { holdsTimestamp, timestampViolations } from "./rolledOverTimestamps.js"
 
 /**
- * The router's JSON read options for one method: strict UTF-8 (correction 3), its Timestamps
- * checked (correction 4), and the JSON bounds (JSON_MAX_DEPTH, JSON_MAX_VALUES) held before
- * anything parses the text — the decoder is the one seam connect-es gives between a JSON message's
- * bytes and its parser.
+ * The router's JSON read options for one method: strict UTF-8 (correction 3), unknown fields
+ * refused by their paths (correction 10) and its Timestamps checked (correction 4), and the JSON
+ * bounds (JSON_MAX_DEPTH, JSON_MAX_VALUES) held before anything parses the text — the decoder is
+ * the one seam connect-es gives between a JSON message's bytes and its parser.
  */
 export const jsonOptionsFor = (input: DescMessage, bounds: JsonBounds) => {
   const checksTimestamps = holdsTimestamp(input)
   return {
-    // Forward compatibility: a newer client's extra JSON fields are ignored, as binary protobuf does.
-    ignoreUnknownFields: true,
+    // What proto3 JSON says (contract §3.2); the decoder below refuses first, naming the field's path.
+    ignoreUnknownFields: false,
     textDecoder: {
       decode: (bytes?: Uint8Array): string => {
         const broken = bytes === undefined ? undefined : jsonBoundsBroken(bytes, bounds)
@@ -26,16 +28,15 @@ export const jsonOptionsFor = (input: DescMessage, bounds: JsonBounds) => {
         } catch {
           throw connectError("InvalidArgument", notUtf8)
         }
-        if (!checksTimestamps) return text
         let json: unknown
         try {
           json = JSON.parse(text)
         } catch {
           return text // connect-es refuses malformed JSON itself
         }
-        const refusal = timestampRefusal(input, json)
-        if (refusal === undefined) return text
-        throw connectError("InvalidArgument", refusal)
+        const violations = [...unknownFields(input, json), ...(checksTimestamps ? timestampViolations(input, json) : [])]
+        if (violations.length === 0) return text
+        throw connectError("InvalidArgument", InvalidArgument.fromViolations(violations).message)
       }
     }
   } as const

@@ -1,5 +1,5 @@
 import type { DescMessage } from "@bufbuild/protobuf"
-import { FieldViolation, InvalidArgument } from "../../../domain/Errors.js"
+import { FieldViolation } from "../../../domain/Errors.js"
 import { parseMicros, timestampRule } from "../../../domain/Timestamp.js"
 import { isRecord } from "./Wire.js"
 
@@ -37,10 +37,6 @@ const badTimestamps = (message: DescMessage, json: unknown, path: ReadonlyArray<
   })
 }
 
-/** The refusal of `json`'s impossible Timestamps, naming each field; undefined when there are none. */
-export const timestampRefusal = (message: DescMessage, json: unknown): string | undefined => {
-  const refused = badTimestamps(message, json)
-  return refused.length === 0
-    ? undefined
-    : InvalidArgument.fromViolations(refused.map((field) => new FieldViolation({ field, description: timestampRule }))).message
-}
+/** `json`'s impossible Timestamps, each a violation naming its field. */
+export const timestampViolations = (message: DescMessage, json: unknown): Array<FieldViolation> =>
+  badTimestamps(message, json).map((field) => new FieldViolation({ field, description: timestampRule }))

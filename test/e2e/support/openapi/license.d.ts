@@ -141,7 +141,12 @@ export interface components {
              * @description the profile (person) that holds the license (a UUID)
              * @example 22222222-2222-4222-8222-222222222222
              */
-            userId: string;
+            userId?: string;
+            /**
+             * @description userId, by its proto name (userId is read when both are given)
+             * @example 22222222-2222-4222-8222-222222222222
+             */
+            user_id?: string;
             /**
              * @description when the license starts: an RFC 3339 time, written back in UTC
              * @example 2026-01-01T00:00:00Z
@@ -157,7 +162,7 @@ export interface components {
              * @example 33333333-3333-4333-8333-333333333333
              */
             id?: string;
-        };
+        } & (unknown | unknown);
         /** @description the id already holds other content */
         AlreadyExists: {
             /**

@@ -136,18 +136,28 @@ export interface components {
              * @description the person's full name: 1 to 200 characters, at least one of them visible
              * @example Ada Lovelace
              */
-            fullName: string;
+            fullName?: string;
+            /**
+             * @description fullName, by its proto name (fullName is read when both are given)
+             * @example Ada Lovelace
+             */
+            full_name?: string;
             /**
              * @description the org the person belongs to (a UUID)
              * @example 11111111-1111-4111-8111-111111111111
              */
-            orgId: string;
+            orgId?: string;
+            /**
+             * @description orgId, by its proto name (orgId is read when both are given)
+             * @example 11111111-1111-4111-8111-111111111111
+             */
+            org_id?: string;
             /**
              * @description the same id as the path's, if given at all
              * @example 22222222-2222-4222-8222-222222222222
              */
             id?: string;
-        };
+        } & ((unknown | unknown) & (unknown | unknown));
         /** @description the id already holds other content */
         AlreadyExists: {
             /**

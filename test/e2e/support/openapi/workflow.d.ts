@@ -147,6 +147,14 @@ export interface components {
         CreateOnboardingWorkflowBody: {
             workflowOptions?: {
                 workflowId?: string | "" | null;
+                /** @description workflowId, by its proto name (workflowId is read when both are given) */
+                workflow_id?: string | "" | null;
+            } | null;
+            /** @description workflowOptions, by its proto name (workflowOptions is read when both are given) */
+            workflow_options?: {
+                workflowId?: string | "" | null;
+                /** @description workflowId, by its proto name (workflowId is read when both are given) */
+                workflow_id?: string | "" | null;
             } | null;
             license: {
                 start: string;
@@ -156,8 +164,10 @@ export interface components {
                 name: string;
             };
             profile: {
-                fullName: string;
-            };
+                fullName?: string;
+                /** @description fullName, by its proto name (fullName is read when both are given) */
+                full_name?: string;
+            } & (unknown | unknown);
         };
         /** @description What an onboarding created */
         OnboardingResult: {

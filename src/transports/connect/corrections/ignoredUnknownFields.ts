@@ -1,0 +1,34 @@
+import type { DescMessage } from "@bufbuild/protobuf"
+import { FieldViolation } from "../../../domain/Errors.js"
+import { unknownFieldRule } from "../../../domain/Validation.js"
+import { isRecord } from "./Wire.js"
+
+/**
+ * Correction 10, ignoredUnknownFields: connect-es's router reads a JSON message with
+ * `ignoreUnknownFields` unless told otherwise, so a field the message does not have is dropped
+ * and the call succeeds without it, though proto3's JSON mapping refuses one by default (and the
+ * other styles refuse it, contract §3.2). Told otherwise, protobuf-es refuses it naming the
+ * message's type, not the field (`cannot decode message workflow.v1beta1.CreateOnboardingWorkflowRequest.Profile
+ * from JSON: key "nickname" is unknown`). So the router is told otherwise (jsonReadOptions.ts),
+ * and first the strict decoder there walks the JSON over the method's input and refuses each
+ * unknown key by its path (`profile.nickname`), as the other styles name it. Binary messages keep
+ * protobuf's wire rule: an unknown field number is skipped.
+ */
+
+/** Messages whose JSON form is not an object of their fields (a Timestamp is a string): protobuf-es reads them itself. */
+const hasOwnJsonForm = (message: DescMessage) => message.typeName.startsWith("google.protobuf.")
+
+/** Each key of `json` (read as `message`) that names no field of it, by its path: nested messages' keys too. */
+export const unknownFields = (message: DescMessage, json: unknown, path: ReadonlyArray<string> = []): Array<FieldViolation> => {
+  if (!isRecord(json)) return [] // not an object: connect-es refuses it with its own message
+  return Object.entries(json).flatMap(([key, value]) => {
+    const field = message.fields.find((each) => each.jsonName === key || each.name === key)
+    if (field === undefined) return [new FieldViolation({ field: [...path, key].join("."), description: unknownFieldRule })]
+    const at = [...path, field.jsonName]
+    if (field.fieldKind === "message" && !hasOwnJsonForm(field.message)) return unknownFields(field.message, value, at)
+    if (field.fieldKind === "list" && field.listKind === "message" && !hasOwnJsonForm(field.message) && Array.isArray(value)) {
+      return value.flatMap((item, index) => unknownFields(field.message, item, [...at, String(index)]))
+    }
+    return []
+  })
+}

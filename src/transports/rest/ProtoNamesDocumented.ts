@@ -1,0 +1,70 @@
+import { protoName } from "./FieldNames.js"
+
+/**
+ * An OpenAPI document whose request bodies name each field under both names a request may use
+ * (contract §3.2): `full_name` beside `fullName`, so that `additionalProperties: false` is true of
+ * what the server accepts. A required field is required under either name. Written from the
+ * document the schemas gave, so a field added to a domain schema is documented under both names
+ * without a line here.
+ */
+
+type JsonSchema = { readonly [key: string]: unknown }
+
+const isSchema = (value: unknown): value is JsonSchema => typeof value === "object" && value !== null && !Array.isArray(value)
+
+const withProtoNames = (schema: JsonSchema): JsonSchema => {
+  const result: Record<string, unknown> = { ...schema }
+  if (Array.isArray(schema["anyOf"])) result["anyOf"] = schema["anyOf"].map((member) => (isSchema(member) ? withProtoNames(member) : member))
+  if (isSchema(schema["items"])) result["items"] = withProtoNames(schema["items"])
+  const properties = schema["properties"]
+  if (!isSchema(properties)) return result
+  const named = Object.entries(properties).map(([json, property]) => [json, isSchema(property) ? withProtoNames(property) : property] as const)
+  const aliases = new Map(
+    named.map(([json]) => [json, protoName(json)] as const).filter(([json, proto]) => proto !== json && !Object.hasOwn(properties, proto))
+  )
+  result["properties"] = Object.fromEntries(named.flatMap(([json, property]) => {
+    const proto = aliases.get(json)
+    if (proto === undefined) return [[json, property]]
+    const description = `${json}, by its proto name (${json} is read when both are given)`
+    return [[json, property], [proto, { ...(property as JsonSchema), description }]]
+  }))
+  const required = Array.isArray(schema["required"]) ? (schema["required"] as ReadonlyArray<string>) : []
+  const either = required.filter((json) => aliases.has(json))
+  if (either.length > 0) {
+    result["required"] = required.filter((json) => !aliases.has(json))
+    result["allOf"] = [
+      ...(Array.isArray(schema["allOf"]) ? schema["allOf"] : []),
+      ...either.map((json) => ({ anyOf: [{ required: [json] }, { required: [aliases.get(json)!] }] }))
+    ]
+  }
+  return result
+}
+
+type Spec = {
+  readonly paths: { readonly [path: string]: { readonly [method: string]: { readonly requestBody?: { readonly content: Record<string, { schema: JsonSchema }> } } } }
+  readonly components: { readonly schemas: Record<string, JsonSchema> }
+}
+
+/**
+ * `OpenApi.Transform` for an API: each request body's schema (the component it refers to, or the
+ * schema itself) given its fields' proto names. Only bodies: a reply is written in JSON names.
+ */
+export const protoNamesDocumented = (document: Record<string, unknown>): Record<string, unknown> => {
+  const spec = document as unknown as Spec
+  const schemas = { ...spec.components.schemas }
+  const paths = Object.fromEntries(Object.entries(spec.paths).map(([path, item]) => [
+    path,
+    Object.fromEntries(Object.entries(item).map(([method, operation]) => {
+      const body = operation.requestBody
+      if (body === undefined) return [method, operation]
+      const content = Object.fromEntries(Object.entries(body.content).map(([type, { schema }]) => {
+        const ref = typeof schema["$ref"] === "string" ? schema["$ref"].replace("#/components/schemas/", "") : undefined
+        if (ref === undefined) return [type, { schema: withProtoNames(schema) }]
+        schemas[ref] = withProtoNames(spec.components.schemas[ref]!)
+        return [type, { schema }]
+      }))
+      return [method, { ...operation, requestBody: { ...body, content } }]
+    }))
+  ]))
+  return { ...document, paths, components: { ...spec.components, schemas } }
+}
