@@ -33,12 +33,15 @@ const attribute = (text: string) => text.replaceAll("&", "&amp;").replaceAll("\"
 
 /**
  * The JSON body as an HTML form with `enctype="text/plain"` sends it: the form encodes one field
- * as `name=value`, so the name carries the JSON up to a last string field of its own, the value
- * closes it. (The servers used to ignore the `pad` field; a JSON field the message does not have is
- * now refused too, contract §3.2, so this body would be refused even with a JSON content type:
- * what it shows is that nothing is created, not which rule refused it.)
+ * as `name=value`, so the split falls inside a name the body carries ("Cross-site …"), which then
+ * reads "=Cross-site …": a body every JSON route would take but for its content type. A license
+ * carries no free text: its body closes with an extra `pad` field, which is refused on its own
+ * too (contract §3.2), so for it what the test shows is that nothing is created.
  */
-const textPlainForm = (json: string) => ({ name: `${json.slice(0, -1)},"pad":"`, value: `"}` })
+const textPlainForm = (json: string) => {
+  const at = json.indexOf("\"Cross") + 1
+  return at > 0 ? { name: json.slice(0, at), value: json.slice(at) } : { name: `${json.slice(0, -1)},"pad":"`, value: `"}` }
+}
 
 describe.skipIf(chromiumPath === undefined)("cross-site requests from a page in Chromium", () => {
   const context = {} as {
