@@ -73,6 +73,7 @@ export const servePort = <R, Rpcs extends Rpc.Any>(service: ServicePort<R, Rpcs>
       jsonBounds: { maxDepth: settings.jsonMaxDepth, maxValues: settings.jsonMaxValues },
       protobufMaxFields: settings.protobufMaxFields,
       maxRequestsInFlight: settings.maxRequestsInFlight,
+      maxRequestsAwaitingBody: settings.maxRequestsAwaitingBody,
       accessLog: settings.accessLog,
       tracing: settings.otlp.traces,
       allowedHosts: hosts,
@@ -87,7 +88,8 @@ export const servePort = <R, Rpcs extends Rpc.Any>(service: ServicePort<R, Rpcs>
       headersTimeoutMillis: settings.headersTimeoutMillis,
       requestTimeoutMillis: settings.requestTimeoutMillis,
       idleTimeoutMillis: settings.idleTimeoutMillis,
-      maxStreamsPerConnection: settings.maxStreamsPerConnection
+      maxStreamsPerConnection: settings.maxStreamsPerConnection,
+      maxStreamResets: settings.maxStreamResets
     })
   })
 

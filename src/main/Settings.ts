@@ -1,7 +1,19 @@
 import { Config, ConfigError, ConfigProvider, Context, Effect, Either, Layer, Option, Redacted } from "effect"
 import { type SchemaAccess, schemaAccessValues } from "../transports/http/BearerAuth.js"
 import { type OtlpExport, otlpExport } from "./OtlpSettings.js"
-import { host, hostNames, maxTimerMillis, oneOf, originUrl, origins, port, positive, refusal, wholeNumber } from "./Variables.js"
+import {
+  host,
+  hostNames,
+  maxTimerMillis,
+  oneOf,
+  originUrl,
+  origins,
+  port,
+  positive,
+  refusal,
+  shareOf,
+  wholeNumber
+} from "./Variables.js"
 
 /**
  * What a process reads from its environment, besides the database (see DatabaseSettings). Each
@@ -41,6 +53,10 @@ export interface SettingsValues {
   readonly protobufMaxFields: number
   readonly maxStreamsPerConnection: number
   readonly maxRequestsInFlight: number
+  /** Of MAX_REQUESTS_IN_FLIGHT, the places calls still waiting for their body may hold on a port. */
+  readonly maxRequestsAwaitingBody: number
+  /** Streams one HTTP/2 connection may reset in a burst before it is sent GOAWAY ENHANCE_YOUR_CALM. */
+  readonly maxStreamResets: number
   /** gRPC health Watch streams open at once in the process, all its ports together. */
   readonly maxHealthWatches: number
   readonly healthCheckIntervalMillis: number
@@ -72,6 +88,8 @@ const apiToken = Config.option(Config.string("API_TOKEN")).pipe(
   )
 )
 
+const maxRequestsInFlight = positive("MAX_REQUESTS_IN_FLIGHT", 1024)
+
 export const settings: Config.Config<SettingsValues> = Config.all({
   host: host("HOST", "127.0.0.1"),
   allowedHosts: hostNames("ALLOWED_HOSTS"),
@@ -92,7 +110,12 @@ export const settings: Config.Config<SettingsValues> = Config.all({
   jsonMaxValues: positive("JSON_MAX_VALUES", 1_000),
   protobufMaxFields: positive("PROTOBUF_MAX_FIELDS", 1_000),
   maxStreamsPerConnection: positive("MAX_STREAMS_PER_CONNECTION", 100),
-  maxRequestsInFlight: positive("MAX_REQUESTS_IN_FLIGHT", 1024),
+  maxRequestsInFlight,
+  // A quarter by default: slow bodies an attacker keeps open leave three quarters of the port to the rest.
+  maxRequestsAwaitingBody: shareOf("MAX_REQUESTS_AWAITING_BODY", maxRequestsInFlight, "MAX_REQUESTS_IN_FLIGHT", (places) =>
+    Math.max(1, Math.floor(places / 4))),
+  // At most 1000: past it, nghttp2's own limit (a burst of 1000) ends the connection first, as an INTERNAL_ERROR.
+  maxStreamResets: wholeNumber("MAX_STREAM_RESETS", 400, 1, 1000),
   maxHealthWatches: positive("MAX_HEALTH_WATCHES", 10_000),
   healthCheckIntervalMillis: positive("HEALTH_CHECK_INTERVAL_MS", 1_000),
   accessLog: oneOf("ACCESS_LOG", "on", ["on", "off"] as const).pipe(Config.map((value) => value === "on")),

@@ -70,6 +70,10 @@ ${
 }  MAX_CONNECTIONS     open connections per port (default 1024)
   MAX_STREAMS_PER_CONNECTION  concurrent HTTP/2 streams per connection (default 100)
   MAX_REQUESTS_IN_FLIGHT      requests served at once per port; more get unavailable (default 1024)
+  MAX_REQUESTS_AWAITING_BODY  of those, requests still receiving their body; one more refuses the
+                              one waiting longest (default a quarter of MAX_REQUESTS_IN_FLIGHT)
+  MAX_STREAM_RESETS           streams an HTTP/2 connection may reset in a burst (refilled at a tenth
+                              a second) before GOAWAY ENHANCE_YOUR_CALM; 1 to 1000 (default 400)
   MAX_HEALTH_WATCHES          gRPC health Watch streams open at once in the process; more get
                               resource_exhausted (default 10000)
   HEALTH_CHECK_INTERVAL_MS    health answers probe the database at most this often (default 1000)

@@ -59,6 +59,26 @@ export const wholeNumber = (name: string, fallback: number, min: number, max: nu
 export const positive = (name: string, fallback: number): Config.Config<number> =>
   wholeNumber(name, fallback, 1, maxTimerMillis)
 
+/**
+ * A count that is a share of another variable's (`whole`, named `wholeName`): from 1 to that value,
+ * which the rule names; unset, `fallback` of it, so the default follows the variable it divides.
+ */
+export const shareOf = (
+  name: string,
+  whole: Config.Config<number>,
+  wholeName: string,
+  fallback: (wholeValue: number) => number
+): Config.Config<number> =>
+  Config.all([whole, Config.option(Config.string(name))]).pipe(
+    Config.mapOrFail(([wholeValue, value]) => {
+      if (Option.isNone(value) || value.value === "") return Either.right(fallback(wholeValue))
+      const parsed = wholeNumberIn(1, wholeValue)(value.value)
+      return parsed === undefined
+        ? Either.left(refusal(name, shown(value.value), `must be a whole number from 1 to ${wholeName} (${wholeValue})`))
+        : Either.right(parsed)
+    })
+  )
+
 export const portRule = "must be a whole number from 1 to 65535"
 
 export const port = (name: string): Config.Config<Option.Option<number>> =>

@@ -18,6 +18,7 @@ import { reflectionServices } from "./connect/ReflectionService.js"
 import { graphqlHandler } from "./graphql/GraphqlApis.js"
 import { type AllowedHosts, hostCheck } from "./http/AllowedHosts.js"
 import { corsPolicy } from "./http/Cors.js"
+import { bodyWaitLimit } from "./http/BodyWaitLimit.js"
 import { inFlightLimit } from "./http/InFlightLimit.js"
 import { CurrentJsonBounds, type JsonBounds } from "./http/JsonBounds.js"
 import type { QueryLimits } from "./graphql/QueryLimits.js"
@@ -51,6 +52,8 @@ export interface PortAppOptions {
   readonly protobufMaxFields: number
   /** Requests served at once on the port (HTTP/1.1 and HTTP/2 together); more get `unavailable`. */
   readonly maxRequestsInFlight: number
+  /** Of those, the places calls still waiting for their body may hold (BodyWaitLimit.ts). */
+  readonly maxRequestsAwaitingBody: number
   /** One log line per call. */
   readonly accessLog: boolean
   /** Whether a tracer is configured (main provides it): then every call gets a server span. */
@@ -138,6 +141,9 @@ export const portApp = <R, Rpcs extends Rpc.Any>(api: ServiceApi<R, Rpcs>, optio
     })
     // GraphiQL and /docs, named after this port's service, saying where the token goes when there is one.
     const pages = pagesFor(api, options.apiToken)
+    const inFlight = inFlightLimit(options.maxRequestsInFlight)
+    // Within the places the in-flight limit gives, the share calls waiting for their body may hold.
+    const awaitingBody = bodyWaitLimit(options.maxRequestsAwaitingBody)
     return portPipeline({
       cors: corsPolicy(options.corsOrigins, options.consoleOrigins),
       probes: probes(isReady),
@@ -154,7 +160,7 @@ export const portApp = <R, Rpcs extends Rpc.Any>(api: ServiceApi<R, Rpcs>, optio
         tracing: options.tracing ? yield* loadTracing : undefined,
         route: restRoutes(api.rest.api)
       }),
-      admission: inFlightLimit(options.maxRequestsInFlight),
+      admission: (request, response) => inFlight(request, response) || awaitingBody(request, response),
       // The query string never chooses the style: `?x=a.b/c` must not turn a REST path into a procedure.
       styles: (request, response, path) => {
         if (isRpcPath(path)) return connect(request, response)

@@ -43,6 +43,15 @@ const refused: ReadonlyArray<readonly [Record<string, string>, string]> = [
   [{ JSON_MAX_DEPTH: "-1" }, whole("JSON_MAX_DEPTH", "-1")],
   [{ JSON_MAX_VALUES: "1e3" }, whole("JSON_MAX_VALUES", "1e3")],
   [{ PROTOBUF_MAX_FIELDS: "unbounded" }, whole("PROTOBUF_MAX_FIELDS", "unbounded")],
+  // A share of MAX_REQUESTS_IN_FLIGHT: the rule names that variable and its value.
+  [{ MAX_REQUESTS_AWAITING_BODY: "0" }, "org: MAX_REQUESTS_AWAITING_BODY=0 is not valid: must be a whole number from 1 to MAX_REQUESTS_IN_FLIGHT (1024)"],
+  [
+    { MAX_REQUESTS_IN_FLIGHT: "100", MAX_REQUESTS_AWAITING_BODY: "200" },
+    "org: MAX_REQUESTS_AWAITING_BODY=200 is not valid: must be a whole number from 1 to MAX_REQUESTS_IN_FLIGHT (100)"
+  ],
+  [{ MAX_REQUESTS_AWAITING_BODY: "half" }, "org: MAX_REQUESTS_AWAITING_BODY=half is not valid: must be a whole number from 1 to MAX_REQUESTS_IN_FLIGHT (1024)"],
+  [{ MAX_STREAM_RESETS: "5000" }, whole("MAX_STREAM_RESETS", "5000", 1000)],
+  [{ MAX_STREAM_RESETS: "0" }, whole("MAX_STREAM_RESETS", "0", 1000)],
   [{ DATABASE_CONNECT_TIMEOUT_MS: "3s" }, whole("DATABASE_CONNECT_TIMEOUT_MS", "3s")],
   [{ DATABASE_OPERATION_TIMEOUT_MS: "-1" }, whole("DATABASE_OPERATION_TIMEOUT_MS", "-1")],
   [{ DATABASE_URL: "not a url" }, `org: DATABASE_URL="not a url" is not valid: must be a postgres:// or postgresql:// URL`],
@@ -153,6 +162,17 @@ describe("settings: what is accepted", () => {
       })
       expect([portUnset, portEmpty]).toEqual([9090, 9090])
       expect([policyUnset, policyEmpty]).toEqual(["apply", "apply"])
+    }))
+
+  it.effect("MAX_REQUESTS_AWAITING_BODY is a quarter of MAX_REQUESTS_IN_FLIGHT unless set, and at most all of it", () =>
+    Effect.gen(function*() {
+      const places = (environment: Record<string, string>) =>
+        read(settings, environment).pipe(Effect.map((read) => [read.maxRequestsInFlight, read.maxRequestsAwaitingBody]))
+      expect(yield* places({})).toEqual([1024, 256])
+      expect(yield* places({ MAX_REQUESTS_IN_FLIGHT: "100" })).toEqual([100, 25])
+      expect(yield* places({ MAX_REQUESTS_IN_FLIGHT: "3" })).toEqual([3, 1])
+      expect(yield* places({ MAX_REQUESTS_IN_FLIGHT: "100", MAX_REQUESTS_AWAITING_BODY: "100" })).toEqual([100, 100])
+      expect(yield* places({ MAX_REQUESTS_AWAITING_BODY: "" })).toEqual([1024, 256])
     }))
 
   it.effect("PORT wins over the service's own variable; the all-in-one process reads only its own", () =>

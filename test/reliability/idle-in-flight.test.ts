@@ -298,7 +298,8 @@ describe("IDLE_TIMEOUT_MS and a client that reads nothing (HTTP/1.1, the listene
         headersTimeoutMillis: 10_000,
         requestTimeoutMillis: 30_000,
         idleTimeoutMillis: idleTimeout,
-        maxStreamsPerConnection: 100
+        maxStreamsPerConnection: 100,
+        maxStreamResets: 400
       })
       const client = net.connect(port, "127.0.0.1", () => client.write("GET / HTTP/1.1\r\nhost: idle\r\n\r\n"))
       client.on("error", () => {})

@@ -537,7 +537,8 @@ describe("timeout settings", () => {
         headersTimeoutMillis: 10_000,
         requestTimeoutMillis: 5_000,
         idleTimeoutMillis: 60_000,
-        maxStreamsPerConnection: 100
+        maxStreamsPerConnection: 100,
+        maxStreamResets: 400
       })
       const response = yield* Effect.promise(() => fetch(`http://127.0.0.1:${port}/`))
       expect(yield* Effect.promise(() => response.text())).toBe("ok")

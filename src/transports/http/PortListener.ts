@@ -4,6 +4,7 @@ import * as http2 from "node:http2"
 import * as net from "node:net"
 import { closeQuietSessions, withStreamDeadline } from "./Http2Limits.js"
 import { closeWhenIdle, noteAnswers } from "./IdleTimeout.js"
+import { limitStreamResets } from "./StreamResets.js"
 
 export type Request = http.IncomingMessage | http2.Http2ServerRequest
 export type Response = http.ServerResponse | http2.Http2ServerResponse
@@ -26,6 +27,8 @@ export interface ListenOptions {
   readonly idleTimeoutMillis: number
   /** Requests open at once on one HTTP/2 connection (SETTINGS_MAX_CONCURRENT_STREAMS); more are refused. */
   readonly maxStreamsPerConnection: number
+  /** Streams an HTTP/2 client may reset in a burst before its connection is ended (StreamResets.ts). */
+  readonly maxStreamResets: number
 }
 
 /**
@@ -112,7 +115,7 @@ export const listen = (handler: RequestHandler, options: ListenOptions) =>
       // connections raised RSS from 128 to 594 MiB. Streams over the limit get REFUSED_STREAM.
       const h2 = http2.createServer(
         { settings: { maxConcurrentStreams: options.maxStreamsPerConnection } },
-        withStreamDeadline(noted, options.requestTimeoutMillis)
+        limitStreamResets(withStreamDeadline(noted, options.requestTimeoutMillis), options.maxStreamResets)
       )
       closeWhenIdle(h1, h2, options.idleTimeoutMillis)
       closeQuietSessions(h2, options)

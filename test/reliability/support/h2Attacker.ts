@@ -1,0 +1,93 @@
+import { spawn } from "node:child_process"
+import { fileURLToPath } from "node:url"
+
+/*
+ * The raw-frame HTTP/2 attacker (h2RawAttacker.mjs) as a child process: its frames are written by
+ * another event loop than the server's and the test's, as a real attacker's would be.
+ */
+
+const script = fileURLToPath(new URL("./h2RawAttacker.mjs", import.meta.url))
+
+export interface AttackOptions {
+  readonly mode: "reset" | "slowBody"
+  readonly url: string
+  readonly connections: number
+  /** slowBody: streams per connection. */
+  readonly streams?: number
+  readonly method?: string
+  readonly path?: string
+  readonly everyMillis?: number
+  /** reset: streams per connection at most, and whether to reconnect after GOAWAY. */
+  readonly maxStreams?: number
+  readonly reconnect?: boolean
+  readonly token?: string
+  /** The attacker stops by itself after this long, whatever happens. */
+  readonly maxMillis: number
+}
+
+/** A slow-body attack's streams by outcome ("open", "reset 8 after 503", "answered 404", ...). */
+export interface SlowBodyReport {
+  readonly streams: number
+  readonly byOutcome: Readonly<Record<string, number>>
+  readonly goawayCodes: ReadonlyArray<number>
+}
+
+export interface ResetSessionReport {
+  readonly session: number
+  readonly sent: number
+  readonly goaway: { readonly code: number; readonly lastStreamId: number } | null
+}
+
+export interface Attacker {
+  /** Every JSON line the attacker has printed so far. */
+  readonly lines: ReadonlyArray<any>
+  /** Resolves with the first line (past or future) that `test` accepts, or undefined after `ceilingMillis`. */
+  readonly waitFor: <A>(test: (line: any) => A | undefined, ceilingMillis: number) => Promise<A | undefined>
+  /** Tells the attacker to stop and resolves with its final report. */
+  readonly stop: () => Promise<any>
+}
+
+export const startAttacker = (options: AttackOptions): Attacker => {
+  const child = spawn(process.execPath, [script, JSON.stringify(options)], { stdio: ["pipe", "pipe", "inherit"] })
+  const lines: Array<any> = []
+  const listeners = new Set<() => void>()
+  let pending = ""
+  child.stdout.setEncoding("utf8")
+  child.stdout.on("data", (text: string) => {
+    pending += text
+    const complete = pending.split("\n")
+    pending = complete.pop() ?? ""
+    for (const line of complete) if (line.trim() !== "") lines.push(JSON.parse(line))
+    for (const listener of listeners) listener()
+  })
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()))
+  exited.then(() => {
+    for (const listener of listeners) listener()
+  })
+  const waitFor = <A>(test: (line: any) => A | undefined, ceilingMillis: number) =>
+    new Promise<A | undefined>((resolve) => {
+      const check = () => {
+        for (const line of lines) {
+          const found = test(line)
+          if (found !== undefined) return finish(found)
+        }
+        if (child.exitCode !== null) finish(undefined)
+      }
+      const finish = (found: A | undefined) => {
+        clearTimeout(timer)
+        listeners.delete(check)
+        resolve(found)
+      }
+      const timer = setTimeout(() => finish(undefined), ceilingMillis)
+      listeners.add(check)
+      check()
+    })
+  const stop = async () => {
+    if (child.exitCode === null) child.stdin.end("stop\n")
+    const done = await waitFor((line) => (line.done === true ? line : undefined), 30_000)
+    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5_000))])
+    if (child.exitCode === null) child.kill("SIGKILL")
+    return done
+  }
+  return { lines, waitFor, stop }
+}
