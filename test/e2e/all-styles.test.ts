@@ -11,7 +11,8 @@ import { graphqlStyle } from "./support/graphqlClient.js"
 import { grpcJsClient } from "./support/grpcJsClient.js"
 import { restStyle } from "./support/restClient.js"
 import { rpcStyle } from "./support/rpcClient.js"
-import { deployment, Services, ServicesLive } from "./support/Servers.js"
+import { Services } from "../support/Services.js"
+import { deployment, ServicesLive } from "./support/Servers.js"
 import { type ClientStyle, GrpcCode, type ServiceUrls, type StyleClient, StyleError } from "./support/StyleClient.js"
 
 const styles: Array<ClientStyle> = [

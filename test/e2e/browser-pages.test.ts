@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest"
 import { randomUUID } from "node:crypto"
 import type { Page } from "playwright-core"
 import { browserAndServer, chromiumPath, offPortRequests, screenshotAtBothWidths } from "./support/Browser.js"
-import { startAllInOne, stopProcess } from "./support/Servers.js"
+import { startAllInOne, stopProcess } from "./support/Processes.js"
 
 /**
  * The pages a person opens on a port — GraphiQL at /graphql, the REST reference at /docs — in a

@@ -3,7 +3,7 @@ import { execFile } from "node:child_process"
 import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import { promisify } from "node:util"
-import { startAllInOne, stopProcess } from "./support/Servers.js"
+import { startAllInOne, stopProcess } from "./support/Processes.js"
 
 /**
  * The gRPC examples of docs/examples.md that carry a bearer token, run with `buf curl` against the

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest"
 import { randomUUID } from "node:crypto"
 import type { Page } from "playwright-core"
 import { browserAndServer, chromiumPath, offPortRequests } from "./support/Browser.js"
-import { freePort, startAllInOne, stopProcess } from "./support/Servers.js"
+import { freePort, startAllInOne, stopProcess } from "./support/Processes.js"
 
 /**
  * The onboarding console as staff use it: in headless Chromium, against the all-in-one process,

@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net"
 import type { Browser } from "playwright-core"
 import { type Attempt, simpleContentTypes, stateChangingRoutes } from "../reliability/support/crossSite.js"
 import { chromiumPath, launchBrowser } from "./support/Browser.js"
-import { startAllInOne, stopProcess } from "./support/Servers.js"
+import { startAllInOne, stopProcess } from "./support/Processes.js"
 
 /**
  * A web page the user visits, on a site of its own (`attacker.test`, resolved to this machine by

@@ -5,7 +5,7 @@ import { mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises"
 import { hostname, tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { freePort, type Running, startProcess, stopProcess } from "./support/Servers.js"
+import { freePort, type Running, startProcess, stopProcess } from "./support/Processes.js"
 
 const entry = fileURLToPath(new URL("../../dist/main/all.js", import.meta.url))
 

@@ -2,7 +2,8 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { auditServer } from "graphql-http"
 import { readFileSync } from "node:fs"
-import { deployment, Services, ServicesLive } from "./support/Servers.js"
+import { Services } from "../support/Services.js"
+import { deployment, ServicesLive } from "./support/Servers.js"
 
 /** Where the GraphQL examples explain the conformance: docs/examples.md, "GraphQL (curl)". */
 const readme = readFileSync(new URL("../../docs/examples.md", import.meta.url), "utf8")

@@ -5,7 +5,7 @@ import { execFile } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import { promisify } from "node:util"
 import { WorkflowService } from "../../src/gen/workflow/v1beta1/workflow_pb.js"
-import { freePort, startAllInOne, startProcess, stopProcess } from "./support/Servers.js"
+import { freePort, startAllInOne, startProcess, stopProcess } from "./support/Processes.js"
 
 const run = promisify(execFile)
 const entry = (name: string) => fileURLToPath(new URL(`../../dist/main/${name}.js`, import.meta.url))

@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import pg from "pg"
 import { freshServerDatabase, serverUrl } from "../support/TestDatabase.js"
 import { otlpReceiver } from "./support/OtlpReceiver.js"
-import { freePort, startProcess, stopProcess } from "./support/Servers.js"
+import { freePort, startProcess, stopProcess } from "./support/Processes.js"
 
 /**
  * A per-service process on PostgreSQL, traced, whose table is dropped under it: the failed call's

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { freshServerDatabase, serverUrl } from "../support/TestDatabase.js"
 import { expectOneLine, runToEnd } from "./support/RunToEnd.js"
-import { freePort, startProcess, stopProcess } from "./support/Servers.js"
+import { freePort, startProcess, stopProcess } from "./support/Processes.js"
 
 /** What `npm run migrate` does, then a service told not to migrate (`MIGRATE=off`) on that database. */
 const deployStep = (database: Record<string, string>, service: string) =>

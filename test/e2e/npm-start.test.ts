@@ -6,7 +6,7 @@ import * as net from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { freePort, startProcess, stopProcess } from "./support/Servers.js"
+import { freePort, startProcess, stopProcess } from "./support/Processes.js"
 
 const projectRoot = fileURLToPath(new URL("../..", import.meta.url))
 

@@ -8,7 +8,8 @@ import type { paths as LicensePaths } from "./support/openapi/license.js"
 import type { paths as OrgPaths } from "./support/openapi/org.js"
 import type { paths as ProfilePaths } from "./support/openapi/profile.js"
 import type { paths as WorkflowPaths } from "./support/openapi/workflow.js"
-import { deployment, Services, ServicesLive } from "./support/Servers.js"
+import { Services } from "../support/Services.js"
+import { deployment, ServicesLive } from "./support/Servers.js"
 
 const ports = ["org", "profile", "license", "workflow"] as const
 const typesFile = (port: string) => new URL(`./support/openapi/${port}.d.ts`, import.meta.url)

@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { systemTool } from "../support/SystemTools.js"
-import { freePort, startProcess, stopProcess } from "./support/Servers.js"
+import { freePort, startProcess, stopProcess } from "./support/Processes.js"
 
 const prometheus = systemTool("prometheus")
 

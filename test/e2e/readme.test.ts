@@ -4,7 +4,8 @@ import { execFile } from "node:child_process"
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import { promisify } from "node:util"
-import { deployment, Services, ServicesLive } from "./support/Servers.js"
+import { Services } from "../support/Services.js"
+import { deployment, ServicesLive } from "./support/Servers.js"
 import type { ServiceUrls } from "./support/StyleClient.js"
 
 const run = promisify(execFile)

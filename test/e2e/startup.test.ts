@@ -8,7 +8,7 @@ import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { serverUrl } from "../support/TestDatabase.js"
 import { entry, expectOneLine, runToEnd } from "./support/RunToEnd.js"
-import { freePort, startAllInOne, stopProcess } from "./support/Servers.js"
+import { freePort, startAllInOne, stopProcess } from "./support/Processes.js"
 
 const org = { DATABASE_URL: "postgres://app@127.0.0.1:1/onboarding" }
 const memory = { DATA_DIR: "memory://" }

@@ -6,7 +6,7 @@ import type { AddressInfo } from "node:net"
 import { GetOrgRequestSchema } from "../../src/gen/org/v1beta1/org_pb.js"
 import { envelope, grpcRaw } from "../reliability/support/wire.js"
 import { otlpReceiver, type ReceivedSpan } from "./support/OtlpReceiver.js"
-import { freePort, type Running, startAllInOne, startProcess, stopProcess } from "./support/Servers.js"
+import { freePort, type Running, startAllInOne, startProcess, stopProcess } from "./support/Processes.js"
 
 /**
  * Traces as an operator's collector receives them: the all-in-one process (embedded PostgreSQL)

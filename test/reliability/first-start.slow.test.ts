@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } 
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { cleanEnvironment, entry } from "../e2e/support/RunToEnd.js"
-import { freePort, startProcess, stopProcess } from "../e2e/support/Servers.js"
+import { freePort, startProcess, stopProcess } from "../e2e/support/Processes.js"
 import { recordFigures } from "../support/Figures.js"
 
 /**

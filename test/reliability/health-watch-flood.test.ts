@@ -1,9 +1,10 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Option, Redacted } from "effect"
 import { defaultSettings } from "../../src/main/Settings.js"
-import { Services } from "../e2e/support/Servers.js"
+import { Services } from "../support/Services.js"
 import { recordFigures } from "../support/Figures.js"
-import { inProcessServers, SqlServices } from "../support/InProcessServers.js"
+import { inProcessServers } from "../support/InProcessServers.js"
+import { SqlServices } from "../support/SqlServices.js"
 import { testDatabaseKind } from "../support/TestDatabase.js"
 import { type FloodState, liveHeapBytes, watchFlood } from "./support/watchFlood.js"
 

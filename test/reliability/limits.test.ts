@@ -11,7 +11,7 @@ import { OrgService } from "../../src/gen/org/v1beta1/org_pb.js"
 import { listen } from "../../src/transports/http/PortListener.js"
 import { OrgOperations } from "../../src/operations/OrgOperations.js"
 import { rpcProtocol } from "../../src/client/RpcProtocol.js"
-import { Services } from "../e2e/support/Servers.js"
+import { Services } from "../support/Services.js"
 import { inProcessServers } from "../support/InProcessServers.js"
 import { testDatabaseKind } from "../support/TestDatabase.js"
 

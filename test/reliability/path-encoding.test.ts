@@ -1,7 +1,7 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
-import { Services } from "../e2e/support/Servers.js"
+import { Services } from "../support/Services.js"
 import { inProcessServers } from "../support/InProcessServers.js"
 import { rowCounts } from "../support/rows.js"
 import { httpCall } from "./support/wire.js"

@@ -1,6 +1,6 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { Services } from "../e2e/support/Servers.js"
+import { Services } from "../support/Services.js"
 import { inProcessServers } from "../support/InProcessServers.js"
 import { httpCall } from "./support/wire.js"
 

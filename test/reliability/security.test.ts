@@ -9,7 +9,7 @@ import { Health } from "../../src/gen/grpc/health/v1/health_pb.js"
 import { OrgService } from "../../src/gen/org/v1beta1/org_pb.js"
 import { Orgs } from "../../src/services/Orgs.js"
 import { bearerCheck } from "../../src/transports/http/BearerAuth.js"
-import { Services } from "../e2e/support/Servers.js"
+import { Services } from "../support/Services.js"
 import { InMemoryServices, inProcessServers } from "../support/InProcessServers.js"
 import { testDatabaseKind } from "../support/TestDatabase.js"
 

@@ -10,7 +10,7 @@ import { Worker } from "node:worker_threads"
 import { gzipSync } from "node:zlib"
 import { CreateOrgRequestSchema } from "../../src/gen/org/v1beta1/org_pb.js"
 import { defaultSettings } from "../../src/main/Settings.js"
-import { freePort, startProcess, stopProcess } from "../e2e/support/Servers.js"
+import { freePort, startProcess, stopProcess } from "../e2e/support/Processes.js"
 import { recordFigures } from "../support/Figures.js"
 import { freshServerDatabase, serverUrl, testDatabaseKind } from "../support/TestDatabase.js"
 import {

@@ -7,7 +7,7 @@ import { CreateProfileRequestSchema } from "../../src/gen/profile/v1beta1/profil
 import { OrgOperations } from "../../src/operations/OrgOperations.js"
 import { ProfileOperations } from "../../src/operations/ProfileOperations.js"
 import { WorkflowOperations } from "../../src/operations/WorkflowOperations.js"
-import { Services } from "../e2e/support/Servers.js"
+import { Services } from "../support/Services.js"
 import type { ServiceUrls } from "../e2e/support/StyleClient.js"
 import { inProcessServers } from "../support/InProcessServers.js"
 import { rowCounts } from "../support/rows.js"

@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { freePort, type Running, startProcess } from "../e2e/support/Servers.js"
+import { freePort, type Running, startProcess } from "../e2e/support/Processes.js"
 import type { ServiceUrls } from "../e2e/support/StyleClient.js"
 import { freshServerDatabase, serverUrl } from "./TestDatabase.js"
 

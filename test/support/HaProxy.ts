@@ -3,7 +3,7 @@ import { spawn } from "node:child_process"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { freePort } from "../e2e/support/Servers.js"
+import { freePort } from "../e2e/support/Processes.js"
 import { type Daemon, spawnDaemon } from "./Daemon.js"
 
 /** A service behind haproxy: the ports its replicas listen on. */

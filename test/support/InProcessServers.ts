@@ -13,19 +13,9 @@ import { Onboarding } from "../../src/services/Onboarding.js"
 import { Orgs } from "../../src/services/Orgs.js"
 import { Profiles } from "../../src/services/Profiles.js"
 import { HealthWatches } from "../../src/transports/connect/HealthWatches.js"
-import { Services } from "../e2e/support/Servers.js"
-import { TestDatabase } from "./TestDatabase.js"
+import { Services } from "./Services.js"
 
 export { InMemoryServices }
-
-/** The SQL services of every port over `database` (and the database itself, to query). */
-export const sqlServicesOver = (database: typeof TestDatabase) =>
-  Layer.mergeAll(Orgs.Default, Profiles.Default, Licenses.Default, Onboarding.Default, DatabaseHealth.Default).pipe(
-    Layer.provideMerge(database)
-  )
-
-/** The SQL services of every port over the test database (and the database itself, to query). */
-export const SqlServices = sqlServicesOver(TestDatabase)
 
 type PortServices = Orgs | Profiles | Licenses | Onboarding | DatabaseHealth
 

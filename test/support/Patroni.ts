@@ -4,7 +4,7 @@ import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { promisify } from "node:util"
-import { freePort } from "../e2e/support/Servers.js"
+import { freePort } from "../e2e/support/Processes.js"
 
 /** The system binaries the HA topology needs (Debian: patroni, etcd-server, postgresql-15). */
 export interface HaTools {

@@ -4,7 +4,7 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import pg from "pg"
-import { freePort } from "../e2e/support/Servers.js"
+import { freePort } from "../e2e/support/Processes.js"
 import { type Daemon, spawnDaemon } from "./Daemon.js"
 
 export interface PgBouncer extends Daemon {

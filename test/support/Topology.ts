@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { freePort, type Running, startProcess, stopProcess } from "../e2e/support/Servers.js"
+import { freePort, type Running, startProcess, stopProcess } from "../e2e/support/Processes.js"
 import type { ServiceUrls } from "../e2e/support/StyleClient.js"
 import { type HaProxy, startHaProxy } from "./HaProxy.js"
 import { startPgBouncer } from "./PgBouncer.js"

@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { parse, validate } from "../../src/transports/graphql/GraphqlJs.js"
 import { exampleQueries, exampleQueryOf } from "../../src/transports/graphql/ExampleQueries.js"
 import { licenseGraphql, orgGraphql, profileGraphql, workflowGraphql } from "../../src/transports/graphql/GraphqlApis.js"
-import { Services } from "../e2e/support/Servers.js"
+import { Services } from "../support/Services.js"
 import { inProcessServers } from "../support/InProcessServers.js"
 
 /**

@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { buildClientSchema, type IntrospectionQuery, printSchema } from "graphql/index.js"
 import { aliasedIntrospection, standardIntrospection } from "../support/introspection.js"
 import { licenseGraphql, orgGraphql, profileGraphql, workflowGraphql } from "../../src/transports/graphql/GraphqlApis.js"
-import { Services } from "../e2e/support/Servers.js"
+import { Services } from "../support/Services.js"
 import { inProcessServers } from "../support/InProcessServers.js"
 
 /**

@@ -15,7 +15,7 @@ import {
   HealthCheckResponse_ServingStatus as Status,
   HealthCheckResponseSchema
 } from "../../src/gen/grpc/health/v1/health_pb.js"
-import { Services } from "../e2e/support/Servers.js"
+import { Services } from "../support/Services.js"
 import { inProcessServers } from "../support/InProcessServers.js"
 
 /*

@@ -8,7 +8,7 @@ import { CreateOrgRequestSchema } from "../../src/gen/org/v1beta1/org_pb.js"
 import { CreateProfileRequestSchema } from "../../src/gen/profile/v1beta1/profile_pb.js"
 import { CreateOnboardingWorkflowRequestSchema } from "../../src/gen/workflow/v1beta1/workflow_pb.js"
 import { errorTable, type FailureKind } from "../../src/transports/ErrorTable.js"
-import { Services } from "../e2e/support/Servers.js"
+import { Services } from "../support/Services.js"
 import { inProcessServers } from "../support/InProcessServers.js"
 
 /** Each port's REST paths and methods (contract §5): its document lists these and no others. */

@@ -26,7 +26,7 @@ import { domainSchemaOf, OperationDescription } from "../../src/operations/WireS
 import { elementOf, objectOf } from "../../src/transports/SchemaShape.js"
 import { descriptionOf } from "../../src/transports/graphql/Descriptions.js"
 import { withSourceInfo } from "../../src/transports/connect/ReflectionService.js"
-import { Services } from "../e2e/support/Servers.js"
+import { Services } from "../support/Services.js"
 import { inProcessServers } from "../support/InProcessServers.js"
 
 /**

@@ -5,7 +5,7 @@ import { randomUUID } from "node:crypto"
 import * as http2 from "node:http2"
 import { GetOrgRequestSchema } from "../../src/gen/org/v1beta1/org_pb.js"
 import { Orgs } from "../../src/services/Orgs.js"
-import { Services } from "../e2e/support/Servers.js"
+import { Services } from "../support/Services.js"
 import { envelope, httpCall, rpcRequest } from "../reliability/support/wire.js"
 import { InMemoryServices, inProcessServers } from "../support/InProcessServers.js"
 

@@ -2,7 +2,7 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Either, Option, Redacted } from "effect"
 import { randomUUID } from "node:crypto"
 import { LicenseHttpApi, OrgHttpApi, restClient } from "../../src/client/index.js"
-import { Services } from "../e2e/support/Servers.js"
+import { Services } from "../support/Services.js"
 import { inProcessServers } from "../support/InProcessServers.js"
 
 /*

@@ -12,7 +12,7 @@ import { startupLine } from "../../src/main/StartupFailure.js"
 import { introspectionOnly } from "../../src/transports/graphql/IntrospectionOnly.js"
 import { parse } from "../../src/transports/graphql/GraphqlJs.js"
 import { type SchemaAccess, tokenlessInFlight } from "../../src/transports/http/BearerAuth.js"
-import { Services } from "../e2e/support/Servers.js"
+import { Services } from "../support/Services.js"
 import { inProcessServers } from "../support/InProcessServers.js"
 import { h2Session, neverEndingRequest } from "../reliability/support/slowStreams.js"
 

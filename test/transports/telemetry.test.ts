@@ -3,7 +3,7 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Effect, HashMap, Layer, Logger, Option, Redacted } from "effect"
 import { randomUUID } from "node:crypto"
 import { GetOrgRequestSchema } from "../../src/gen/org/v1beta1/org_pb.js"
-import { Services } from "../e2e/support/Servers.js"
+import { Services } from "../support/Services.js"
 import { envelope, grpcRaw, httpCall, rpcRequest } from "../reliability/support/wire.js"
 import { InMemoryServices, inProcessServers } from "../support/InProcessServers.js"
 

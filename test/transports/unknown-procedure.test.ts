@@ -1,7 +1,7 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { errorTable } from "../../src/transports/ErrorTable.js"
-import { Services } from "../e2e/support/Servers.js"
+import { Services } from "../support/Services.js"
 import { envelope, grpcRaw, httpCall } from "../reliability/support/wire.js"
 import { inProcessServers } from "../support/InProcessServers.js"
 

@@ -3,7 +3,7 @@ import { join } from "node:path"
 import { type Browser, chromium, type Page } from "playwright-core"
 import { afterAll, beforeAll } from "vitest"
 import { systemTool } from "../../support/SystemTools.js"
-import { startAllInOne, stopProcess } from "./Servers.js"
+import { startAllInOne, stopProcess } from "./Processes.js"
 
 /** Debian's Chromium (playwright's own browser download cannot run here), or undefined without it. */
 export const chromiumPath = systemTool("chromium")

@@ -1,0 +1,16 @@
+import { Layer } from "effect"
+import { DatabaseHealth } from "../../src/services/DatabaseHealth.js"
+import { Licenses } from "../../src/services/Licenses.js"
+import { Onboarding } from "../../src/services/Onboarding.js"
+import { Orgs } from "../../src/services/Orgs.js"
+import { Profiles } from "../../src/services/Profiles.js"
+import { TestDatabase } from "./TestDatabase.js"
+
+/** The SQL services of every port over `database` (and the database itself, to query). */
+export const sqlServicesOver = (database: typeof TestDatabase) =>
+  Layer.mergeAll(Orgs.Default, Profiles.Default, Licenses.Default, Onboarding.Default, DatabaseHealth.Default).pipe(
+    Layer.provideMerge(database)
+  )
+
+/** The SQL services of every port over the test database (and the database itself, to query). */
+export const SqlServices = sqlServicesOver(TestDatabase)
