@@ -44,7 +44,11 @@ export interface Running {
   readonly exited: Promise<number | null>
 }
 
-/** Starts `dist/main/<entry>.js` and waits until it says it listens on `listeners` ports. */
+/**
+ * Starts `dist/main/<entry>.js` and waits until it says it listens on `listeners` ports: a process
+ * that exits first fails at once; the ceiling is only for one that hangs (a busy machine's start
+ * can take many times a quiet one's).
+ */
 export const startProcess = (entry: string, env: Record<string, string>, listeners: number): Promise<Running> =>
   new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [`${mainDirectory}${entry}.js`], {
@@ -56,7 +60,7 @@ export const startProcess = (entry: string, env: Record<string, string>, listene
     const timer = setTimeout(() => {
       child.kill("SIGKILL")
       reject(new Error(`${entry} did not start in time:\n${output}`))
-    }, 60_000)
+    }, 180_000)
     const onOutput = (chunk: Buffer) => {
       output += chunk.toString()
       if ((output.match(/listening on/g) ?? []).length >= listeners) {
