@@ -40,8 +40,33 @@ const withProtoNames = (schema: JsonSchema): JsonSchema => {
   return result
 }
 
+/**
+ * A body's example in JSON names only, from its fields' own examples (the domain's): Swagger UI
+ * prefills "Try it out" from a media type's `example` before it would write one from the schema,
+ * which would now hold every field twice. None when a required field has no example.
+ */
+const exampleOf = (schema: JsonSchema, schemas: Record<string, JsonSchema>): unknown => {
+  const ref = typeof schema["$ref"] === "string" ? schemas[schema["$ref"].replace("#/components/schemas/", "")] : undefined
+  if (ref !== undefined) return exampleOf(ref, schemas)
+  if (Array.isArray(schema["examples"]) && schema["examples"].length > 0) return schema["examples"][0]
+  const properties = schema["properties"]
+  if (!isSchema(properties)) return undefined
+  const required = new Set(Array.isArray(schema["required"]) ? (schema["required"] as ReadonlyArray<string>) : [])
+  const example: Record<string, unknown> = {}
+  for (const [name, property] of Object.entries(properties)) {
+    const value = isSchema(property) ? exampleOf(property, schemas) : undefined
+    if (value !== undefined) example[name] = value
+    else if (required.has(name)) return undefined
+  }
+  return example
+}
+
 type Spec = {
-  readonly paths: { readonly [path: string]: { readonly [method: string]: { readonly requestBody?: { readonly content: Record<string, { schema: JsonSchema }> } } } }
+  readonly paths: {
+    readonly [path: string]: {
+      readonly [method: string]: { readonly requestBody?: { readonly content: Record<string, { schema: JsonSchema; example?: unknown }> } }
+    }
+  }
   readonly components: { readonly schemas: Record<string, JsonSchema> }
 }
 
@@ -57,11 +82,14 @@ export const protoNamesDocumented = (document: Record<string, unknown>): Record<
     Object.fromEntries(Object.entries(item).map(([method, operation]) => {
       const body = operation.requestBody
       if (body === undefined) return [method, operation]
-      const content = Object.fromEntries(Object.entries(body.content).map(([type, { schema }]) => {
+      const content = Object.fromEntries(Object.entries(body.content).map(([type, media]) => {
+        const schema = media.schema
+        const example = media.example ?? exampleOf(schema, spec.components.schemas)
+        const shown = example === undefined ? {} : { example }
         const ref = typeof schema["$ref"] === "string" ? schema["$ref"].replace("#/components/schemas/", "") : undefined
-        if (ref === undefined) return [type, { schema: withProtoNames(schema) }]
+        if (ref === undefined) return [type, { ...media, schema: withProtoNames(schema), ...shown }]
         schemas[ref] = withProtoNames(spec.components.schemas[ref]!)
-        return [type, { schema }]
+        return [type, { ...media, schema, ...shown }]
       }))
       return [method, { ...operation, requestBody: { ...body, content } }]
     }))

@@ -357,6 +357,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "userId": "22222222-2222-4222-8222-222222222222",
+                 *       "start": "2026-01-01T00:00:00Z",
+                 *       "end": "2027-01-01T00:00:00Z",
+                 *       "id": "33333333-3333-4333-8333-333333333333"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateLicenseBody"];
             };
         };
@@ -450,6 +458,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "userId": "22222222-2222-4222-8222-222222222222",
+                 *       "start": "2026-01-01T00:00:00Z",
+                 *       "end": "2027-01-01T00:00:00Z",
+                 *       "id": "33333333-3333-4333-8333-333333333333"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateLicenseBody"];
             };
         };

@@ -330,6 +330,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Acme Corporation",
+                 *       "id": "11111111-1111-4111-8111-111111111111"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateOrgBody"];
             };
         };
@@ -423,6 +429,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Acme Corporation",
+                 *       "id": "11111111-1111-4111-8111-111111111111"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateOrgBody"];
             };
         };

@@ -352,6 +352,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "fullName": "Ada Lovelace",
+                 *       "orgId": "11111111-1111-4111-8111-111111111111",
+                 *       "id": "22222222-2222-4222-8222-222222222222"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateProfileBody"];
             };
         };
@@ -445,6 +452,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "fullName": "Ada Lovelace",
+                 *       "orgId": "11111111-1111-4111-8111-111111111111",
+                 *       "id": "22222222-2222-4222-8222-222222222222"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateProfileBody"];
             };
         };

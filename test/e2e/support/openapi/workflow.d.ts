@@ -324,6 +324,20 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "license": {
+                 *         "start": "2026-01-01T00:00:00Z",
+                 *         "end": "2027-01-01T00:00:00Z"
+                 *       },
+                 *       "org": {
+                 *         "name": "Acme Corporation"
+                 *       },
+                 *       "profile": {
+                 *         "fullName": "Ada Lovelace"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateOnboardingWorkflowBody"];
             };
         };
