@@ -156,6 +156,30 @@ const createAndRead = async (env: Record<string, string>) => {
 const warnings = (output: string) =>
   output.split("\n").filter((line) => /half-made database|not yet in place/.test(line)).length
 
+/**
+ * A first start on a new DATA_DIR whose initdb child has begun: `body` is given the start, its
+ * child's pid and the environment; the whole group is killed and the directory removed after.
+ */
+const withInitdbChild = async (
+  body: (first: ReturnType<typeof firstStart>, child: number, env: Record<string, string>, dataDir: string) => Promise<void>
+) => {
+  const dataDir = mkdtempSync(join(tmpdir(), "onboarding-first-start-"))
+  const env = { ...(await ports()), DATA_DIR: dataDir }
+  const first = firstStart(env)
+  try {
+    let child: number | undefined
+    expect(spinUntil(() => (child = childrenOf(first.child.pid!)[0]) !== undefined)).toBe(true)
+    await body(first, child!, env, dataDir)
+  } finally {
+    try {
+      process.kill(-first.child.pid!, "SIGKILL")
+    } catch {
+      // the group is gone already
+    }
+    rmSync(dataDir, { recursive: true, force: true })
+  }
+}
+
 // The embedded database only: the PostgreSQL pass of the reliability runs (TEST_DATABASE_URL set) has nothing to add here.
 describe.skipIf(process.env["TEST_DATABASE_URL"] !== undefined)("the first start on a new DATA_DIR, killed with kill -9", () => {
   it("killed at each point of creating the database: every later start opens the directory and serves", async () => {
@@ -198,17 +222,12 @@ describe.skipIf(process.env["TEST_DATABASE_URL"] !== undefined)("the first start
     expect(failures).toEqual([])
   }, 600_000)
 
-  it("the parent killed alone while initdb runs: its child dies with it, and the next start opens and serves", async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), "onboarding-first-start-"))
-    const env = { ...(await ports()), DATA_DIR: dataDir }
-    const first = firstStart(env)
-    try {
-      let child: number | undefined
-      expect(spinUntil(() => (child = childrenOf(first.child.pid!)[0]) !== undefined)).toBe(true)
+  it("the parent killed alone while initdb runs: its child dies with it, and the next start opens and serves", () =>
+    withInitdbChild(async (first, child, env, dataDir) => {
       const killedAt = performance.now()
       first.child.kill("SIGKILL")
       await first.exited
-      const gone = spinUntil(() => !alive(child!), 30)
+      const gone = spinUntil(() => !alive(child), 30)
       const orphanLivedMs = Math.round(performance.now() - killedAt)
       // The child did not go on to finish the database: no configuration file was ever written.
       const finished = clusterTops(dataDir).filter((top) => has(join(top, "postgresql.conf")))
@@ -219,23 +238,10 @@ describe.skipIf(process.env["TEST_DATABASE_URL"] !== undefined)("the first start
       expect(gone).toBe(true)
       expect(finished).toEqual([])
       expect(served).toEqual({ created: 200, read: 200 })
-    } finally {
-      try {
-        process.kill(-first.child.pid!, "SIGKILL")
-      } catch {
-        // the group is gone already
-      }
-      rmSync(dataDir, { recursive: true, force: true })
-    }
-  }, 180_000)
+    }), 180_000)
 
-  it("the parent killed alone while initdb is busy in WebAssembly: the child is gone once the next start is ready", async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), "onboarding-first-start-"))
-    const env = { ...(await ports()), DATA_DIR: dataDir }
-    const first = firstStart(env)
-    try {
-      let child: number | undefined
-      expect(spinUntil(() => (child = childrenOf(first.child.pid!)[0]) !== undefined)).toBe(true)
+  it("the parent killed alone while initdb is busy in WebAssembly: the child is gone once the next start is ready", () =>
+    withInitdbChild(async (first, child, env, dataDir) => {
       // initdb at work: the cluster's first directories written, PG_VERSION not yet.
       const busy = spinUntil(() =>
         clusterTops(dataDir).some((top) => top !== dataDir && has(join(top, "global")) && !has(join(top, "PG_VERSION")))
@@ -244,11 +250,11 @@ describe.skipIf(process.env["TEST_DATABASE_URL"] !== undefined)("the first start
       first.child.kill("SIGKILL")
       await first.exited
       // A figure, not a condition: how long it outlived its parent, looked at for up to 2 s.
-      const goneWithin2s = spinUntil(() => !alive(child!), 2)
+      const goneWithin2s = spinUntil(() => !alive(child), 2)
       const orphanLivedMs = goneWithin2s ? Math.round(performance.now() - killedAt) : undefined
       const again = await startProcess("all", env, 4)
       // Whether it ended with its parent or the next start ended it: it is not running beside the new one.
-      const aliveWhenReady = alive(child!)
+      const aliveWhenReady = alive(child)
       const served = await createAndRead(env)
       const ended = await stopProcess(again)
       recordFigures("first-start-busy-orphan", { busy, goneWithin2s, orphanLivedMs, aliveWhenReady, restart: served })
@@ -258,13 +264,5 @@ describe.skipIf(process.env["TEST_DATABASE_URL"] !== undefined)("the first start
         served: { created: 200, read: 200 },
         ended: 0
       })
-    } finally {
-      try {
-        process.kill(-first.child.pid!, "SIGKILL")
-      } catch {
-        // the group is gone already
-      }
-      rmSync(dataDir, { recursive: true, force: true })
-    }
-  }, 180_000)
+    }), 180_000)
 })
