@@ -157,6 +157,10 @@ const migrationsLine = (name: string, error: MigrationsProblem): string => {
       return `${name}: two migration files are numbered ${error.id} (check the migrations directory of this install)`
     case "MigrationFilesUnreadable":
       return `${name}: cannot read the migrations in ${error.directory}: ${messageOf(error.cause)} (check this install)`
+    case "MigrationBlocked":
+      return `${name}: migration ${error.migration.id} (${error.migration.name}) could not take its locks in ` +
+        `${Math.round(error.waitedMillis / 1000)} s: they are held by ${error.blockers} ` +
+        `(end that session, or set MIGRATION_DEADLINE_MS)`
   }
 }
 

@@ -87,6 +87,8 @@ ${
   DATABASE_OPERATION_TIMEOUT_MS the most one unit of work may take, retries included (default 10000)
   DATABASE_POOL_MAX_WAITING     units of work that may wait for a connection; more get unavailable (default 1024)
   DATABASE_STATEMENT_SHORTCUT   on or off: fixed statements skip @effect/sql's per-statement work (default on)
+  MIGRATION_LOCK_TIMEOUT_MS     the longest a migration waits for a lock before it gives way and tries again (default 1000)
+  MIGRATION_DEADLINE_MS         how long migrations keep trying while other sessions hold their locks (default 600000)
   LOG_LEVEL           debug, info, warning (or warn) or error (default info); debug adds a failed start's details
   LOG_FORMAT          json (one object per line) or pretty (default: pretty on a terminal, else json)
   ACCESS_LOG          on or off: one log line per call, refusals included (default on)
@@ -103,11 +105,18 @@ export const migrateUsage = `Usage: node dist/main/migrate.js   (npm run migrate
 
 Applies the schema migrations the database lacks, then exits: 0 when the schema is up to date,
 1 with one line on stderr when it cannot be. A deploy step, run before a new version starts; the
-services can then run with MIGRATE=off. Safe to run while services run, and beside other runs:
-one applies, the others wait and find nothing left to do.
+services can then run with MIGRATE=off. Beside other runs, one applies and the others wait and
+find nothing left to do. While services run: a migration never queues their statements for longer
+than MIGRATION_LOCK_TIMEOUT_MS. When a session holds a lock it needs (one idle in a transaction,
+say), it gives way, logs who holds the lock, and tries again, for up to MIGRATION_DEADLINE_MS; then
+it fails naming that session. Locks it does get are held until it commits: a migration that
+rewrites a large table (a column with a volatile default, an index built without CONCURRENTLY)
+blocks that table's writes while it runs, and wants a quiet window.
 
 Environment:
   DATABASE_URL        postgres:// or postgresql:// URL; unset: the embedded database in DATA_DIR
   DATA_DIR            embedded database directory (default ./.data), locked while in use
   DATABASE_CONNECT_TIMEOUT_MS   how long to wait for PostgreSQL (default 3000)
+  MIGRATION_LOCK_TIMEOUT_MS     the longest one try waits for a lock (default 1000)
+  MIGRATION_DEADLINE_MS         how long it keeps trying while others hold its locks (default 600000)
   LOG_LEVEL, LOG_FORMAT         as for the services`

@@ -4,7 +4,7 @@ import type { SqlClient, SqlError } from "@effect/sql"
 import type { DataDirLocked, DataDirUnusable } from "./DataDirLock.js"
 import type { EmbeddedDatabaseError } from "./EmbeddedPostgres.js"
 import { pooledClient } from "./DatabasePool.js"
-import { migrate, verify } from "./Migrations.js"
+import { migrate, MigrationLockWaits, type MigrationsProblem, verify } from "./Migrations.js"
 import { StatementShortcut } from "./Prepared.js"
 import { OperationBudget } from "./Transient.js"
 
@@ -21,6 +21,8 @@ export type DatabaseOptions =
     readonly maxWaiting?: number
     /** See `StatementShortcut`. */
     readonly statementShortcut?: boolean
+    /** See `MigrationLockWaits`. */
+    readonly migrationLockWaits?: MigrationLockWaits["Type"]
   }
   | {
     readonly kind: "embedded"
@@ -28,6 +30,7 @@ export type DatabaseOptions =
     readonly operationTimeoutMillis?: number
     readonly maxWaiting?: number
     readonly statementShortcut?: boolean
+    readonly migrationLockWaits?: MigrationLockWaits["Type"]
   }
 
 /** Units of work that may wait for a connection when none is given (`DATABASE_POOL_MAX_WAITING`). */
@@ -96,19 +99,23 @@ const client = (
  */
 export type SchemaPolicy = "apply" | "verify"
 
-const schema = (policy: SchemaPolicy) =>
-  (policy === "apply"
-    ? migrate().pipe(
-      Effect.tap((applied) =>
-        applied.length === 0
-          ? Effect.logInfo("database: schema up to date")
-          : Effect.forEach(applied, ({ id, name }) => Effect.logInfo(`database: migration ${id} (${name}) applied`))
-      )
-    )
-    : Effect.tap(verify(), () => Effect.logInfo("database: schema up to date (MIGRATE=off: checked, not migrated)"))).pipe(
-      Effect.withLogSpan("migration")
-    )
+const applied: Effect.Effect<unknown, MigrationsProblem | SqlError.SqlError, SqlClient.SqlClient> = migrate().pipe(
+  Effect.tap((applied) =>
+    applied.length === 0
+      ? Effect.logInfo("database: schema up to date")
+      : Effect.forEach(applied, ({ id, name }) => Effect.logInfo(`database: migration ${id} (${name}) applied`))
+  )
+)
+const checked: Effect.Effect<unknown, MigrationsProblem | SqlError.SqlError, SqlClient.SqlClient> = Effect.tap(
+  verify(),
+  () => Effect.logInfo("database: schema up to date (MIGRATE=off: checked, not migrated)")
+)
+const schema = (policy: SchemaPolicy) => (policy === "apply" ? applied : checked).pipe(Effect.withLogSpan("migration"))
 
 /** A SqlClient with the schema migrated (or checked, see `SchemaPolicy`). */
 export const layer = (options: DatabaseOptions, policy: SchemaPolicy = "apply") =>
-  Layer.effectDiscard(schema(policy)).pipe(Layer.provideMerge(client(options)))
+  Layer.effectDiscard(
+    options.migrationLockWaits === undefined
+      ? schema(policy)
+      : Effect.provideService(schema(policy), MigrationLockWaits, options.migrationLockWaits)
+  ).pipe(Layer.provideMerge(client(options)))

@@ -1,6 +1,6 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Data, Effect, Schedule } from "effect"
+import { Context, Data, Effect, Either, Schedule } from "effect"
 import { readdir, readFile } from "node:fs/promises"
 import { hostname } from "node:os"
 import { fileURLToPath } from "node:url"
@@ -28,11 +28,59 @@ export class DuplicateMigration extends Data.TaggedError("DuplicateMigration")<{
 /** `MIGRATE=off`, and the database lacks migrations this version needs. */
 export class SchemaBehind extends Data.TaggedError("SchemaBehind")<{ readonly missing: ReadonlyArray<Migration> }> {}
 
+/** A migration's locks stayed held by other sessions past the deadline: `blockers` says by whom. */
+export class MigrationBlocked extends Data.TaggedError("MigrationBlocked")<{
+  readonly migration: Migration
+  readonly blockers: string
+  readonly waitedMillis: number
+}> {}
+
 /** What this version's migrations, not the database's connection or rights, stop a start on. */
-export type MigrationsProblem = SchemaBehind | DuplicateMigration | MigrationFilesUnreadable
+export type MigrationsProblem = SchemaBehind | DuplicateMigration | MigrationFilesUnreadable | MigrationBlocked
 
 export const isMigrationsProblem = (error: unknown): error is MigrationsProblem =>
-  error instanceof SchemaBehind || error instanceof DuplicateMigration || error instanceof MigrationFilesUnreadable
+  error instanceof SchemaBehind || error instanceof DuplicateMigration || error instanceof MigrationFilesUnreadable ||
+  error instanceof MigrationBlocked
+
+/**
+ * How long one try of the migrations may wait for a lock (`MIGRATION_LOCK_TIMEOUT_MS`), and for how
+ * long they are tried again while other sessions hold what they need (`MIGRATION_DEADLINE_MS`).
+ *
+ * A statement waiting for a lock is queued in front of every later statement that asks for a
+ * conflicting one: an `ALTER TABLE` behind one session idle in a transaction holding a row lock
+ * stopped every read and write of that table for as long as that session lived. With a short
+ * lock timeout the migrations give their place back, the service's statements go on, and the
+ * migrations try again, so the longest any statement waits behind them is about one lock timeout.
+ */
+export class MigrationLockWaits extends Context.Reference<MigrationLockWaits>()("MigrationLockWaits", {
+  defaultValue: () => ({ lockTimeoutMillis: 1_000, deadlineMillis: 600_000 })
+}) {}
+
+/** SQLSTATE 55P03: a lock not granted within `lock_timeout`. */
+const lockNotAvailable = "55P03"
+
+/**
+ * The sessions most likely to hold what the migrations wait for: those of this database in a
+ * transaction that holds a table lock, oldest first; in words, for the log and the failure line.
+ */
+const lockHolders = (sql: SqlClient.SqlClient) =>
+  sql<{ pid: number; usename: string | null; application_name: string | null; state: string | null; seconds: number; query: string | null }>`
+    select a.pid, a.usename, a.application_name, a.state,
+           floor(extract(epoch from now() - a.xact_start))::int as seconds, left(a.query, 80) as query
+    from pg_stat_activity a
+    where a.pid <> pg_backend_pid() and a.datname = current_database() and a.xact_start is not null
+      and exists (select 1 from pg_locks l where l.pid = a.pid and l.granted and l.locktype = 'relation')
+    order by a.xact_start limit 3`.withoutTransform.pipe(
+    Effect.map((rows) =>
+      rows.length === 0
+        ? "a session that has since let go"
+        : rows.map((row) =>
+          `pid ${row.pid} (${[row.usename, row.application_name].filter((each) => each !== null && each !== "").join(", ")}; ` +
+          `${row.state ?? "unknown state"} for ${row.seconds} s; last statement: ${JSON.stringify(row.query ?? "")})`
+        ).join(", ")
+    ),
+    Effect.orElseSucceed(() => "sessions this role may not see (pg_stat_activity)")
+  )
 
 const fileName = /^(\d+)_(\w+)\.sql$/
 
@@ -118,20 +166,41 @@ const prepare = (sql: SqlClient.SqlClient) =>
 export const migrate = (directory: string = migrationsDirectory) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const { deadlineMillis, lockTimeoutMillis } = yield* MigrationLockWaits
     const known = yield* migrationFiles(directory)
     yield* prepare(sql)
     const claimant = `${hostname()} pid ${process.pid}`
-    return yield* Effect.gen(function*() {
+    let running: Migration | undefined
+    const attempt = Effect.gen(function*() {
       yield* sql`update ${sql(lockTable)} set claimed_at = now(), claimed_by = ${claimant} where id = 1`
       const applied = yield* appliedIds(sql)
       const pending = known.filter((migration) => !applied.has(migration.id))
+      // Local to this transaction (so it holds behind a pooler too), and only for the scripts: the
+      // wait for the lock row above is other migrators', which queues no service statement.
+      if (pending.length > 0) yield* sql.unsafe(`set local lock_timeout = ${lockTimeoutMillis}`)
       for (const migration of pending) {
+        running = migration
         const script = yield* Effect.promise(migration.script)
         yield* sql.unsafe(script)
         yield* sql`insert into ${sql(migrationsTable)} (migration_id, name) values (${migration.id}, ${migration.name})`
       }
       return pending
     }).pipe(transaction(sql), retryRaces)
+    const started = Date.now()
+    for (let pause = 100;; pause = Math.min(pause * 2, 2_000)) {
+      const tried = yield* Effect.either(attempt)
+      if (Either.isRight(tried)) return tried.right
+      if (sqlState(tried.left) !== lockNotAvailable || running === undefined) return yield* Effect.fail(tried.left)
+      const blockers = yield* lockHolders(sql)
+      const waitedMillis = Date.now() - started
+      if (waitedMillis >= deadlineMillis) return yield* new MigrationBlocked({ migration: running, blockers, waitedMillis })
+      yield* Effect.logWarning(
+        `database: migration ${running.id} (${running.name}) waits for a lock held by ${blockers}; ` +
+          `it gave way to the service's statements and tries again (MIGRATION_LOCK_TIMEOUT_MS=${lockTimeoutMillis}, ` +
+          `for up to MIGRATION_DEADLINE_MS=${deadlineMillis})`
+      )
+      yield* Effect.sleep(pause)
+    }
   })
 
 /**

@@ -43,7 +43,7 @@ describe("npm run migrate, and services with MIGRATE=off", () => {
     Effect.gen(function*() {
       const { url } = yield* freshServerDatabase(serverUrl!)
       yield* deployStep({ DATABASE_URL: url }, "org")
-    }).pipe(Effect.scoped), 90_000)
+    }).pipe(Effect.scoped), 300_000)
 
   it.live.skipIf(serverUrl !== undefined)("on the embedded database's directory", () =>
     Effect.gen(function*() {
@@ -52,10 +52,10 @@ describe("npm run migrate, and services with MIGRATE=off", () => {
         (dir) => Effect.promise(() => rm(dir, { recursive: true, force: true }))
       )
       yield* deployStep({ DATA_DIR: dataDir }, "all")
-    }).pipe(Effect.scoped), 90_000)
+    }).pipe(Effect.scoped), 300_000)
 
   it("--help says what it does and what it reads", async () => {
-    const help = await runToEnd("migrate", {}, 30, ["--help"])
+    const help = await runToEnd("migrate", {}, 180, ["--help"])
     expect(help.code).toBe(0)
     expect(help.stdout).toContain("Usage: node dist/main/migrate.js")
     expect(help.stdout).toContain("DATABASE_URL")

@@ -62,7 +62,7 @@ describe("a bad setting stops the process before anything starts, with one line 
     // no exit code), though each refuses its setting before anything starts.
     const ended: Array<Awaited<ReturnType<typeof runToEnd>>> = []
     for (let i = 0; i < badSettings.length; i += 5) {
-      ended.push(...await Promise.all(badSettings.slice(i, i + 5).map(([name, env]) => runToEnd(name, env, 60))))
+      ended.push(...await Promise.all(badSettings.slice(i, i + 5).map(([name, env]) => runToEnd(name, env))))
     }
     badSettings.forEach(([, env, line], i) => {
       expectOneLine(ended[i]!, line)
@@ -91,7 +91,7 @@ describe.concurrent("a failed start says which service, what failed and the vari
   // Node's own recursive mkdir spun there at full CPU, deaf to SIGTERM, until killed.
   it.skipIf(process.platform !== "linux")("a directory the kernel will not create (/proc/x) fails at once", async () => {
     expectOneLine(
-      await runToEnd("all", { DATA_DIR: "/proc/onboarding-data" }, 20),
+      await runToEnd("all", { DATA_DIR: "/proc/onboarding-data" }, 90),
       "all: cannot create and write DATA_DIR=/proc/onboarding-data: it cannot be created there " +
         "(set DATA_DIR to a directory this process may create and write)"
     )

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Cause, Config, ConfigProvider, Effect, LogLevel, Option, Redacted } from "effect"
 import { databaseOptions, schemaPolicy } from "../../src/main/DatabaseSettings.js"
+import { MigrationLockWaits } from "../../src/services/Migrations.js"
 import { logLevel } from "../../src/main/Logging.js"
 import { dedicatedPort, servicePort, settings } from "../../src/main/Settings.js"
 import { startupLine } from "../../src/main/StartupFailure.js"
@@ -28,6 +29,8 @@ const refused: ReadonlyArray<readonly [Record<string, string>, string]> = [
   [{ DATABASE_POOL_SIZE: "-1" }, whole("DATABASE_POOL_SIZE", "-1", 1000)],
   [{ DATABASE_POOL_SIZE: "5000" }, whole("DATABASE_POOL_SIZE", "5000", 1000)],
   [{ DATABASE_POOL_MAX_WAITING: "many" }, whole("DATABASE_POOL_MAX_WAITING", "many", 1_000_000, 0)],
+  [{ MIGRATION_LOCK_TIMEOUT_MS: "0" }, whole("MIGRATION_LOCK_TIMEOUT_MS", "0")],
+  [{ MIGRATION_DEADLINE_MS: "10m" }, whole("MIGRATION_DEADLINE_MS", "10m")],
   [{ SHUTDOWN_GRACE_MS: "0" }, whole("SHUTDOWN_GRACE_MS", "0")],
   // 0 is allowed (no drain, the default); a negative or fractional one is not.
   [{ SHUTDOWN_DRAIN_MS: "-1" }, whole("SHUTDOWN_DRAIN_MS", "-1", 2_147_483_647, 0)],
@@ -158,7 +161,8 @@ describe("settings: what is accepted", () => {
         dataDir: "./.data",
         operationTimeoutMillis: 10_000,
         maxWaiting: 1024,
-        statementShortcut: true
+        statementShortcut: true,
+        migrationLockWaits: MigrationLockWaits.defaultValue()
       })
       expect([portUnset, portEmpty]).toEqual([9090, 9090])
       expect([policyUnset, policyEmpty]).toEqual(["apply", "apply"])

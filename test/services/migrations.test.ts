@@ -1,13 +1,14 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, Fiber, Layer, Redacted } from "effect"
+import { Cause, Deferred, Effect, Exit, Fiber, Layer, Logger, LogLevel, Redacted } from "effect"
 import { readdirSync } from "node:fs"
 import { copyFile, mkdtemp, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import pg from "pg"
 import * as Database from "../../src/services/Database.js"
-import { migrate, migrationsDirectory, SchemaBehind, verify } from "../../src/services/Migrations.js"
+import { startupLine } from "../../src/main/StartupFailure.js"
+import { migrate, MigrationBlocked, MigrationLockWaits, migrationsDirectory, SchemaBehind, verify } from "../../src/services/Migrations.js"
 import { appliedMigrations, everyMigration } from "../support/migrations.js"
 import { freshServerDatabase, type Isolation, serverUrl, TestDatabase, testDatabaseKind } from "../support/TestDatabase.js"
 
@@ -112,5 +113,84 @@ describe.skipIf(serverUrl === undefined)("migrations on PostgreSQL, several proc
       expect(yield* Fiber.poll(waiting)).toEqual(expect.objectContaining({ _tag: "None" }))
       yield* Effect.promise(() => holder.query("commit"))
       expect(yield* Fiber.join(waiting)).toEqual([])
+    }).pipe(Effect.scoped))
+})
+
+/** This version's migrations and then `extra` files, in a directory of the test's own. */
+const everyMigrationWith = (extra: Record<string, string>) =>
+  Effect.acquireRelease(
+    Effect.promise(async () => {
+      const dir = await mkdtemp(join(tmpdir(), "onboarding-migrations-"))
+      for (const file of readdirSync(migrationsDirectory)) await copyFile(join(migrationsDirectory, file), join(dir, file))
+      for (const [file, script] of Object.entries(extra)) await writeFile(join(dir, file), script)
+      return dir
+    }),
+    (dir) => Effect.promise(() => rm(dir, { recursive: true, force: true }))
+  )
+
+/** The warnings `effect` logs, kept; `seen` resolves at the first. */
+const warningsKept = Effect.gen(function*() {
+  const seen = yield* Deferred.make<void>()
+  const lines: Array<string> = []
+  const logger = Logger.make(({ logLevel, message }) => {
+    if (!LogLevel.greaterThanEqual(logLevel, LogLevel.Warning)) return
+    lines.push(Array.isArray(message) ? message.join(" ") : String(message))
+    Deferred.unsafeDone(seen, Exit.void)
+  })
+  return { lines, seen, layer: Logger.replace(Logger.defaultLogger, logger) }
+})
+
+/** A new database migrated by this version, and a session of its own idle in a transaction holding a lock on `orgs`. */
+const behindAnIdleSession = Effect.gen(function*() {
+  const { url } = yield* freshServerDatabase(serverUrl!)
+  const database = Database.layer({ kind: "postgres", url: Redacted.make(url), poolSize: 4 })
+  const context = yield* Layer.build(database)
+  const holder = yield* connect(url)
+  const { rows } = yield* Effect.promise(() => holder.query<{ pid: number }>("select pg_backend_pid() as pid"))
+  yield* Effect.promise(() => holder.query("begin; select * from orgs for share"))
+  const addColumn = yield* everyMigrationWith({ "0099_org_nickname.sql": "alter table orgs add column nickname text;" })
+  return { url, context, holder, holderPid: rows[0]!.pid, addColumn }
+})
+
+describe.skipIf(serverUrl === undefined)("a migration while the services run, on PostgreSQL", () => {
+  it.live("behind a session idle in a transaction it gives way: the table's reads and writes go on, and it applies once the session ends", () =>
+    Effect.gen(function*() {
+      const { addColumn, context, holder, holderPid, url } = yield* behindAnIdleSession
+      const warnings = yield* warningsKept
+      const migrating = yield* Effect.fork(
+        migrate(addColumn).pipe(
+          Effect.provideService(MigrationLockWaits, { lockTimeoutMillis: 200, deadlineMillis: 300_000 }),
+          Effect.provide(Layer.merge(Layer.succeedContext(context), warnings.layer))
+        )
+      )
+      yield* Deferred.await(warnings.seen)
+      // A write and a read of the locked table while the migration waits for it: before, they
+      // queued behind its ALTER for as long as the idle session lived (here: forever, the test
+      // ends that session only after they are answered).
+      const service = yield* connect(url)
+      yield* Effect.promise(() => service.query("insert into orgs (id, name) values (gen_random_uuid(), 'Written during the migration')"))
+      const { rows } = yield* Effect.promise(() => service.query<{ n: number }>("select count(*)::int as n from orgs"))
+      expect(rows[0]!.n).toBe(1)
+      yield* Effect.promise(() => holder.query("commit"))
+      expect((yield* Fiber.join(migrating)).map(({ id }) => id)).toEqual([99])
+      expect(warnings.lines[0]).toMatch(
+        new RegExp(`^database: migration 99 \\(org_nickname\\) waits for a lock held by pid ${holderPid} \\(postgres; idle in transaction for \\d+ s; last statement: "begin; select \\* from orgs for share"\\)`)
+      )
+    }).pipe(Effect.scoped))
+
+  it.live("past MIGRATION_DEADLINE_MS it fails with one line naming the session, nothing of it applied", () =>
+    Effect.gen(function*() {
+      const { addColumn, context, holder, holderPid } = yield* behindAnIdleSession
+      const failed = yield* migrate(addColumn).pipe(
+        Effect.provideService(MigrationLockWaits, { lockTimeoutMillis: 100, deadlineMillis: 300 }),
+        Effect.provide(Layer.succeedContext(context)),
+        Effect.flip
+      )
+      expect(failed).toBeInstanceOf(MigrationBlocked)
+      expect(startupLine("migrate", Cause.fail(failed))).toMatch(
+        new RegExp(`^migrate: migration 99 \\(org_nickname\\) could not take its locks in \\d+ s: they are held by pid ${holderPid} \\(postgres; idle in transaction .*\\(end that session, or set MIGRATION_DEADLINE_MS\\)$`)
+      )
+      yield* Effect.promise(() => holder.query("commit"))
+      expect(yield* Effect.provide(appliedMigrations, context)).toEqual(everyMigration)
     }).pipe(Effect.scoped))
 })

@@ -15,8 +15,8 @@ export interface Ended {
   readonly stderr: string
 }
 
-/** Runs a process to its end; a process still running after `seconds` is killed (and fails the case). */
-export const runToEnd = (name: string, env: Record<string, string>, seconds = 30, args: Array<string> = []): Promise<Ended> =>
+/** Runs a process to its end; one still running after `seconds` (a ceiling for a hung process, generous for a busy machine) is killed, and fails the case. */
+export const runToEnd = (name: string, env: Record<string, string>, seconds = 180, args: Array<string> = []): Promise<Ended> =>
   new Promise((resolve) => {
     execFile(
       process.execPath,
