@@ -29,8 +29,21 @@ export const busyRefusals = Metric.counter("onboarding_db_busy_refusals_total", 
     "Units of work refused at once (unavailable) because DATABASE_POOL_MAX_WAITING others already waited for a connection"
 })
 
-/** What a caller is told when the database does not answer within the unit's budget. */
+/** What a caller is told when the database fails transiently past the retries: nothing was done. */
 export const databaseUnavailable = () => new Unavailable({ message: "the database is unavailable; try again later" })
+
+/**
+ * The unit's budget ran out while its work had started: a statement may still be queued in the
+ * database and run later (@effect/sql-pg cancels it through the pool, which a saturated pool
+ * cannot serve). A transaction's work rolls back when it is interrupted; a single write may still
+ * happen, so a create says so (`outcomeUnknown` in Records.ts).
+ */
+export class BudgetExpired extends Unavailable {}
+
+export const budgetExpired = () =>
+  new BudgetExpired({
+    message: "the database did not answer within the operation's budget (DATABASE_OPERATION_TIMEOUT_MS); try again later"
+  })
 
 export const makeDatabaseGate = (options: { readonly connections: number; readonly maxWaiting: number }): DatabaseGate => {
   let held = 0

@@ -7,7 +7,7 @@ import { keysetAfter, keysetPage } from "./KeysetPage.js"
 import { createdAt, domainTable } from "./SqlTable.js"
 import { InMemoryStore, inMemoryTable } from "./InMemoryStore.js"
 import { preparedStatements } from "./Prepared.js"
-import { findStored, getOrNotFound, insertOrReplay } from "./Records.js"
+import { findStored, getOrNotFound, insertOrReplay, outcomeUnknown } from "./Records.js"
 import { databaseOperation } from "./Transient.js"
 
 const page = keysetPage(License, (license) => license.id)
@@ -32,7 +32,8 @@ export class Licenses extends Effect.Service<Licenses>()("Licenses", {
           order by created_at desc, id desc limit ${limit}`
 
     return {
-      create: (license: License) => insertOrReplay("license", insert, find)(license).pipe(databaseOperation),
+      create: (license: License) =>
+        insertOrReplay("license", insert, find)(license).pipe(databaseOperation, outcomeUnknown("license", license.id)),
       get: (id: LicenseId) => getOrNotFound("license", find)(id).pipe(databaseOperation),
       list: (query: PageQuery<UserId | undefined>) => page(query, select(query)).pipe(databaseOperation)
     } as const

@@ -6,7 +6,7 @@ import type { PageQuery } from "../domain/Page.js"
 import { InMemoryStore, inMemoryTable } from "./InMemoryStore.js"
 import { keysetAfter, keysetPage } from "./KeysetPage.js"
 import { preparedStatements } from "./Prepared.js"
-import { findStored, getOrNotFound, insertOrReplay } from "./Records.js"
+import { findStored, getOrNotFound, insertOrReplay, outcomeUnknown } from "./Records.js"
 import { createdAt, domainTable } from "./SqlTable.js"
 import { databaseOperation } from "./Transient.js"
 
@@ -31,7 +31,8 @@ export class Orgs extends Effect.Service<Orgs>()("Orgs", {
           order by created_at desc, id desc limit ${limit}`
 
     return {
-      create: (org: Org) => insertOrReplay("org", insert, find)(org).pipe(databaseOperation),
+      create: (org: Org) =>
+        insertOrReplay("org", insert, find)(org).pipe(databaseOperation, outcomeUnknown("org", org.id)),
       get: (id: OrgId) => getOrNotFound("org", find)(id).pipe(databaseOperation),
       list: (query: PageQuery<undefined>) => page(query, select(query)).pipe(databaseOperation)
     } as const

@@ -6,7 +6,7 @@ import { Profile } from "../domain/Profile.js"
 import { InMemoryStore, inMemoryTable } from "./InMemoryStore.js"
 import { keysetAfter, keysetPage } from "./KeysetPage.js"
 import { preparedStatements } from "./Prepared.js"
-import { findStored, getOrNotFound, insertOrReplay } from "./Records.js"
+import { findStored, getOrNotFound, insertOrReplay, outcomeUnknown } from "./Records.js"
 import { createdAt, domainTable } from "./SqlTable.js"
 import { databaseOperation } from "./Transient.js"
 
@@ -32,7 +32,8 @@ export class Profiles extends Effect.Service<Profiles>()("Profiles", {
           order by created_at desc, id desc limit ${limit}`
 
     return {
-      create: (profile: Profile) => insertOrReplay("profile", insert, find)(profile).pipe(databaseOperation),
+      create: (profile: Profile) =>
+        insertOrReplay("profile", insert, find)(profile).pipe(databaseOperation, outcomeUnknown("profile", profile.id)),
       get: (id: ProfileId) => getOrNotFound("profile", find)(id).pipe(databaseOperation),
       list: (query: PageQuery<OrgId | undefined>) => page(query, select(query)).pipe(databaseOperation)
     } as const

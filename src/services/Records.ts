@@ -1,6 +1,7 @@
 import type * as SqlError from "@effect/sql/SqlError"
 import { Effect, Equal, Option, Schema } from "effect"
-import { AlreadyExists, NotFound } from "../domain/Errors.js"
+import { AlreadyExists, NotFound, Unavailable } from "../domain/Errors.js"
+import { BudgetExpired } from "./DatabaseGate.js"
 import { storedRow } from "./StoredRow.js"
 
 interface Record {
@@ -27,6 +28,27 @@ export const insertOrReplay = <A extends Record>(
         Option.isSome(stored) && Equal.equals(stored.value, value)
           ? Effect.succeed(stored.value)
           : Effect.fail(new AlreadyExists({ resource, id: value.id }))))
+
+/**
+ * A create whose budget ran out while its insert may still be queued in the database: `unavailable`
+ * still, but saying that the record may be stored and how to find out, since the same request
+ * again is safe (the same id answers with what was stored, and never stores twice). Any other
+ * `unavailable` keeps meaning that nothing was written.
+ */
+export const outcomeUnknown = (resource: string, id: string) =>
+<A, E, R>(create: Effect.Effect<A, E, R>): Effect.Effect<A, E | Unavailable, R> =>
+  Effect.catchIf(
+    create,
+    (error): error is E & BudgetExpired => error instanceof BudgetExpired,
+    () =>
+      Effect.fail(
+        new Unavailable({
+          message: `the database did not answer within the operation's budget (DATABASE_OPERATION_TIMEOUT_MS), and ` +
+            `${resource} ${id} may still be stored: whether it was is unknown. Get ${resource} ${id}, or send the same ` +
+            "request again: the same id answers with what was stored, and is never stored twice"
+        })
+      )
+  )
 
 export const getOrNotFound = <Id extends string, A>(
   resource: string,

@@ -2,7 +2,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlError from "@effect/sql/SqlError"
 import { Context, Duration, Effect, Exit, Fiber, FiberId, FiberRef, Metric, Option, Schedule } from "effect"
 import { Unavailable } from "../domain/Errors.js"
-import { type DatabaseGate, databaseUnavailable, DatabaseGateRef } from "./DatabaseGate.js"
+import { budgetExpired, type DatabaseGate, databaseUnavailable, DatabaseGateRef } from "./DatabaseGate.js"
 import { spanAttribute } from "./SpanAttribute.js"
 
 // SQLSTATEs worth retrying: serialization failure, deadlock, connection exceptions (class 08),
@@ -163,7 +163,7 @@ export const withinBudget = <A, E, R>(
             Effect.runFork(Fiber.interruptAsFork(fiber, FiberId.none))
             if (answered) return
             answered = true
-            resume(Effect.fail(databaseUnavailable()))
+            resume(Effect.fail(budgetExpired()))
           }, Math.max(1, budgetMillis - waited))
           fiber.addObserver((exit) => {
             clearTimeout(timer)

@@ -104,7 +104,7 @@ describe("withinBudget with a gate", () => {
       yield* Effect.sleep(Duration.millis(150))
       yield* Deferred.succeed(release, undefined)
       const exit = yield* Fiber.await(waiting)
-      expect(String(Exit.isFailure(exit) && exit.cause)).toContain("unavailable")
+      expect(String(Exit.isFailure(exit) && exit.cause)).toContain("Unavailable: the database did not answer within the operation's budget")
       yield* settle
       expect(gate.held()).toBe(0)
     }))
