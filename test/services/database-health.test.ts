@@ -1,7 +1,9 @@
 import { createClient } from "@connectrpc/connect"
 import { createGrpcTransport } from "@connectrpc/connect-node"
-import { describe, expect, layer } from "@effect/vitest"
-import { Duration, Effect, Fiber, Layer, Ref, Stream } from "effect"
+import { describe, expect, it, layer } from "@effect/vitest"
+import * as SqlClient from "@effect/sql/SqlClient"
+import { Duration, Effect, Fiber, Layer, Redacted, Ref, Stream } from "effect"
+import * as Database from "../../src/services/Database.js"
 import { Health, HealthCheckResponse_ServingStatus as Status } from "../../src/gen/grpc/health/v1/health_pb.js"
 import { DatabaseHealth, HealthCheckInterval } from "../../src/services/DatabaseHealth.js"
 import { Licenses } from "../../src/services/Licenses.js"
@@ -11,7 +13,7 @@ import { Profiles } from "../../src/services/Profiles.js"
 import { Services } from "../support/Services.js"
 import { countingSqlClient, databaseTap, type DatabaseTap } from "../support/CountingSqlClient.js"
 import { inProcessServers } from "../support/InProcessServers.js"
-import { TestDatabase, testDatabaseKind } from "../support/TestDatabase.js"
+import { freshServerDatabase, serverUrl, TestDatabase, testDatabaseKind } from "../support/TestDatabase.js"
 
 const interval = 500
 /** Timers and a loaded two-core machine. */
@@ -150,4 +152,32 @@ describe(`health over the ports reads the shared state (${testDatabaseKind})`, (
         yield* Effect.promise(() => Promise.all(watching))
       }), 240_000) // the 150 s the 500 streams may take to open, and the rest, on a loaded machine
   })
+})
+
+describe.skipIf(serverUrl === undefined)("readiness is not hostage to a saturated pool (PostgreSQL)", () => {
+  it.live("with every connection of the pool held, the state answers at once and stays ready: a probe that only runs out of time is no outage", () =>
+    Effect.gen(function*() {
+      const { url } = yield* freshServerDatabase(serverUrl!)
+      const context = yield* Layer.build(
+        DatabaseHealth.Default.pipe(
+          Layer.provideMerge(Database.layer({ kind: "postgres", url: Redacted.make(url), poolSize: 2 })),
+          Layer.provide(Layer.succeed(HealthCheckInterval, Duration.millis(interval)))
+        )
+      )
+      const { health, sql } = yield* Effect.all({ health: DatabaseHealth, sql: SqlClient.SqlClient }).pipe(Effect.provide(context))
+      expect(yield* health.isReady).toBe(true)
+      // Both connections held (a service's statements queued behind a lock hold them the same way).
+      yield* sql.reserve
+      yield* sql.reserve
+      // Long enough for probes to start and run out of their 2 s budget in the pool's queue: each
+      // look answers the shared state without waiting for them, and they leave it as it was.
+      const looks: Array<boolean> = []
+      for (let i = 0; i < 12; i++) {
+        looks.push(yield* health.isReady)
+        yield* Effect.sleep(interval / 2)
+      }
+      yield* Effect.sleep("2500 millis")
+      looks.push(yield* health.isReady)
+      expect(looks.every((ready) => ready)).toBe(true)
+    }).pipe(Effect.scoped), 60_000)
 })
