@@ -72,6 +72,15 @@ describe("a bad setting stops the process before anything starts, with one line 
   }, 240_000)
 })
 
+/**
+ * Free ports for the all-in-one process: every port is bound before the database opens, so a
+ * start on the default ports would fail on them whenever another suite's process holds one.
+ */
+const allPorts = async () => {
+  const [org, profile, license, workflow] = await Promise.all([freePort(), freePort(), freePort(), freePort()])
+  return { ORG_PORT: String(org), PROFILE_PORT: String(profile), LICENSE_PORT: String(license), WORKFLOW_PORT: String(workflow) }
+}
+
 describe.concurrent("a failed start says which service, what failed and the variable to look at", () => {
   it("the embedded database's directory cannot be created: a path below a regular file", async () => {
     const dir = await mkdtemp(join(tmpdir(), "onboarding-startup-"))
@@ -79,7 +88,7 @@ describe.concurrent("a failed start says which service, what failed and the vari
       await writeFile(join(dir, "file"), "")
       const dataDir = join(dir, "file", "data")
       expectOneLine(
-        await runToEnd("all", { DATA_DIR: dataDir }),
+        await runToEnd("all", { DATA_DIR: dataDir, ...(await allPorts()) }),
         `all: cannot create and write DATA_DIR=${dataDir}: a part of the path is a file, not a directory ` +
           `(set DATA_DIR to a directory this process may create and write)`
       )
@@ -91,7 +100,7 @@ describe.concurrent("a failed start says which service, what failed and the vari
   // Node's own recursive mkdir spun there at full CPU, deaf to SIGTERM, until killed.
   it.skipIf(process.platform !== "linux")("a directory the kernel will not create (/proc/x) fails at once", async () => {
     expectOneLine(
-      await runToEnd("all", { DATA_DIR: "/proc/onboarding-data" }, 90),
+      await runToEnd("all", { DATA_DIR: "/proc/onboarding-data", ...(await allPorts()) }, 90),
       "all: cannot create and write DATA_DIR=/proc/onboarding-data: it cannot be created there " +
         "(set DATA_DIR to a directory this process may create and write)"
     )
@@ -100,7 +109,7 @@ describe.concurrent("a failed start says which service, what failed and the vari
   it("PostgreSQL refuses connections (nothing listens on the port)", async () => {
     const closed = await freePort()
     expectOneLine(
-      await runToEnd("workflow", { DATABASE_URL: `postgres://postgres:s3cret@127.0.0.1:${closed}/onboarding` }),
+      await runToEnd("workflow", { DATABASE_URL: `postgres://postgres:s3cret@127.0.0.1:${closed}/onboarding`, PORT: String(await freePort()) }),
       `workflow: cannot reach PostgreSQL at postgres://postgres:***@127.0.0.1:${closed}/onboarding: ` +
         `connection refused (check DATABASE_URL)`
     )

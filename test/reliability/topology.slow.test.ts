@@ -1,6 +1,10 @@
 import { describe, expect, layer } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect, Fiber, Layer, Logger, LogLevel, Redacted } from "effect"
 import { randomUUID } from "node:crypto"
+import pg from "pg"
+import * as Database from "../../src/services/Database.js"
+import { migrate } from "../../src/services/Migrations.js"
+import { everyMigrationWith } from "../support/migrations.js"
 import { connectClients } from "../e2e/support/connectClient.js"
 import { graphqlStyle } from "../e2e/support/graphqlClient.js"
 import { grpcJsClient } from "../e2e/support/grpcJsClient.js"
@@ -109,6 +113,72 @@ describe.skipIf(!runnable)("two replicas of each service behind haproxy, through
         expect(audit.duplicated).toBe(0)
         expect(audit.orphans).toMatchObject({ orgs: before.orphans.orgs, profiles: before.orphans.profiles, licenses: before.orphans.licenses })
       }))
+
+    it.effect("an upgrade under load: a migration behind a session idle in a transaction, then a rolling restart: zero failed calls", () =>
+      Effect.gen(function*() {
+        const deployed = yield* Deployed
+        // No client retries: every failure counts.
+        const clients = [connectClients[0]!, restStyle, graphqlStyle].map((style) => style.make(deployed.urls))
+        clients.push(grpcJsClient(deployed.urls))
+        let streaming = true
+        const load = runLoad({ clients, concurrency: 8, mix: ["workflow", "createOrg", "createProfile", "readBack"], running: () => streaming })
+        yield* Effect.sleep("1 second")
+        // A report, a console or a forgotten psql: a session idle in a transaction that has read
+        // profiles FOR SHARE, straight on PostgreSQL, as the migration goes.
+        const holder = new pg.Client({ connectionString: deployed.database.url })
+        yield* Effect.promise(() => holder.connect())
+        const { rows } = yield* Effect.promise(() => holder.query<{ pid: number }>("select pg_backend_pid() as pid"))
+        yield* Effect.promise(() => holder.query("begin; select * from profiles for share"))
+        // The expand step of the upgrade: the new version's column, applied by the deploy step
+        // (`migrate`, in-process here with a directory of the test's own) while the old replicas serve.
+        const dir = yield* everyMigrationWith({ "0099_profile_nickname.sql": "alter table profiles add column nickname text;" })
+        const warnings: Array<string> = []
+        const migrating = yield* Effect.fork(
+          Effect.provide(migrate(dir), Database.layer({ kind: "postgres", url: Redacted.make(deployed.database.url), poolSize: 1 })).pipe(
+            Effect.provide(Logger.replace(Logger.defaultLogger, Logger.make(({ logLevel, message }) => {
+              if (LogLevel.greaterThanEqual(logLevel, LogLevel.Warning)) warnings.push(String(message))
+            })))
+          )
+        )
+        // The blocker holds on until the migration has given way three times, under load all along.
+        while (warnings.length < 3) yield* Effect.sleep("100 millis")
+        yield* Effect.promise(() => holder.query("commit"))
+        yield* Effect.promise(() => holder.end())
+        const applied = yield* Fiber.join(migrating)
+        // The roll: each replica in turn, the next only once haproxy reports it UP again.
+        for (const replica of deployed.replicas) {
+          yield* Effect.promise(() => stopProcess(replica.running!))
+          yield* Effect.promise(() => deployed.start(replica))
+          yield* deployed.awaitState(replica, "UP")
+        }
+        streaming = false
+        const result = yield* Effect.promise(() => load)
+        clients.forEach((client) => client.close?.())
+        const audit = yield* Effect.promise(() => auditWorkflows(deployed.database.url, result.acknowledged))
+        const workflows = result.acknowledged.filter((a) => a.kind === "workflow").length
+        const orgs = result.acknowledged.filter((a) => a.kind === "org").length
+        recordFigures("topology-upgrade", {
+          concurrentClients: 8,
+          styles: clients.map((c) => c.style),
+          requests: result.requests,
+          acknowledgedCreates: result.acknowledged.length,
+          failedRequests: result.failures.length,
+          failures: result.failures.slice(0, 10),
+          migrationGaveWay: warnings.length,
+          blocker: rows[0]!.pid,
+          applied: applied.map(({ id, name }) => `${id}_${name}`),
+          acknowledgedWorkflowsMissing: workflows - audit.complete,
+          acknowledgedOrgsMissing: orgs - audit.orgsStored
+        })
+        expect({
+          failures: result.failures,
+          applied: applied.map(({ id }) => id),
+          namedTheBlocker: warnings.every((line) => line.includes(`pid ${rows[0]!.pid}`)),
+          workflowsMissing: workflows - audit.complete,
+          orgsMissing: orgs - audit.orgsStored
+        }).toEqual({ failures: [], applied: [99], namedTheBlocker: true, workflowsMissing: 0, orgsMissing: 0 })
+        expect(result.acknowledged.length).toBeGreaterThan(0)
+      }).pipe(Effect.scoped))
 
     it.effect("rolling restart (SIGTERM each replica in turn): zero failed calls", () =>
       Effect.gen(function*() {

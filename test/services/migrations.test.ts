@@ -9,7 +9,7 @@ import pg from "pg"
 import * as Database from "../../src/services/Database.js"
 import { startupLine } from "../../src/main/StartupFailure.js"
 import { migrate, MigrationBlocked, MigrationLockWaits, migrationsDirectory, SchemaBehind, verify } from "../../src/services/Migrations.js"
-import { appliedMigrations, everyMigration } from "../support/migrations.js"
+import { appliedMigrations, everyMigration, everyMigrationWith } from "../support/migrations.js"
 import { freshServerDatabase, type Isolation, serverUrl, TestDatabase, testDatabaseKind } from "../support/TestDatabase.js"
 
 
@@ -115,18 +115,6 @@ describe.skipIf(serverUrl === undefined)("migrations on PostgreSQL, several proc
       expect(yield* Fiber.join(waiting)).toEqual([])
     }).pipe(Effect.scoped))
 })
-
-/** This version's migrations and then `extra` files, in a directory of the test's own. */
-const everyMigrationWith = (extra: Record<string, string>) =>
-  Effect.acquireRelease(
-    Effect.promise(async () => {
-      const dir = await mkdtemp(join(tmpdir(), "onboarding-migrations-"))
-      for (const file of readdirSync(migrationsDirectory)) await copyFile(join(migrationsDirectory, file), join(dir, file))
-      for (const [file, script] of Object.entries(extra)) await writeFile(join(dir, file), script)
-      return dir
-    }),
-    (dir) => Effect.promise(() => rm(dir, { recursive: true, force: true }))
-  )
 
 /** The warnings `effect` logs, kept; `seen` resolves at the first. */
 const warningsKept = Effect.gen(function*() {

@@ -1,6 +1,9 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { readdirSync } from "node:fs"
+import { copyFile, mkdtemp, rm, writeFile } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { migrationsDirectory } from "../../src/services/Migrations.js"
 
 /** The migration numbers the database has recorded as applied, in order. */
@@ -14,3 +17,15 @@ export const everyMigration = readdirSync(migrationsDirectory)
   .flatMap((file) => /^(\d+)_\w+\.sql$/.exec(file)?.[1] ?? [])
   .map(Number)
   .sort((a, b) => a - b)
+
+/** This version's migrations and then `extra` files (name: script), in a directory of the test's own for the scope. */
+export const everyMigrationWith = (extra: Record<string, string>) =>
+  Effect.acquireRelease(
+    Effect.promise(async () => {
+      const dir = await mkdtemp(join(tmpdir(), "onboarding-migrations-"))
+      for (const file of readdirSync(migrationsDirectory)) await copyFile(join(migrationsDirectory, file), join(dir, file))
+      for (const [file, script] of Object.entries(extra)) await writeFile(join(dir, file), script)
+      return dir
+    }),
+    (dir) => Effect.promise(() => rm(dir, { recursive: true, force: true }))
+  )
