@@ -58,7 +58,7 @@ export const checkIntervalMillis = 500
  * (REFUSED_STREAM on an HTTP/2 client's stream, `other side closed` on an HTTP/1.1 connection),
  * `retry-on conn-failure` notwithstanding: 3 of ~13,800 calls over three rolling restarts.
  */
-const configuration = (services: ReadonlyArray<Balanced>, ports: ReadonlyArray<number>, statsPort: number) =>
+export const serviceProxyConfiguration = (services: ReadonlyArray<Balanced>, ports: ReadonlyArray<number>, statsPort: number) =>
   [
     "global",
     "  maxconn 4096",
@@ -122,7 +122,7 @@ export const startHaProxy = (binary: string, services: ReadonlyArray<Balanced>) 
     const directory = mkdtempSync(join(tmpdir(), "onboarding-haproxy-"))
     yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(directory, { recursive: true, force: true })))
     const config = join(directory, "haproxy.cfg")
-    writeFileSync(config, configuration(services, ports, statsPort))
+    writeFileSync(config, serviceProxyConfiguration(services, ports, statsPort))
     // -db: stay in the foreground, so that the scope's SIGTERM stops it.
     const daemon = yield* spawnDaemon("haproxy", () => spawn(binary, ["-db", "-f", config], { stdio: ["ignore", "pipe", "pipe"] }))
     const serverStates = async () => parseStates(await (await fetch(`http://127.0.0.1:${statsPort}/stats;csv`)).text())
