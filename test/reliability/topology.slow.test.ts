@@ -12,7 +12,7 @@ import { restStyle } from "../e2e/support/restClient.js"
 import { stopProcess } from "../e2e/support/Processes.js"
 import type { StyleClient } from "../e2e/support/StyleClient.js"
 import { recordFigures } from "../support/Figures.js"
-import { runLoad } from "../support/Load.js"
+import { type LoadResult, runLoad } from "../support/Load.js"
 import { retryingWorkflows } from "../support/RetryingWorkflows.js"
 import { systemTool } from "../support/SystemTools.js"
 import { serverUrl } from "../support/TestDatabase.js"
@@ -43,6 +43,32 @@ const roundTrip = async (client: StyleClient) => {
     (await client.getWorkflow(workflow.workflowId)).orgId === workflow.orgId
   ]
 }
+
+/** Every replica in turn: SIGTERM, started again, and the next only once haproxy reports it UP. */
+const rollEveryReplica = (deployed: Topology) =>
+  Effect.gen(function*() {
+    const exitCodes: Array<number | null> = []
+    const restarts: Array<number> = []
+    for (const replica of deployed.replicas) {
+      const began = Date.now()
+      exitCodes.push(yield* Effect.promise(() => stopProcess(replica.running!)))
+      yield* Effect.promise(() => deployed.start(replica))
+      yield* deployed.awaitState(replica, "UP")
+      restarts.push(Date.now() - began)
+    }
+    return { exitCodes, restarts }
+  })
+
+/** A stopped load's result, its clients closed, and the database's audit of what it acknowledged. */
+const audited = (deployed: Topology, clients: ReadonlyArray<StyleClient>, load: Promise<LoadResult>) =>
+  Effect.gen(function*() {
+    const result = yield* Effect.promise(() => load)
+    clients.forEach((client) => client.close?.())
+    const audit = yield* Effect.promise(() => auditWorkflows(deployed.database.url, result.acknowledged))
+    const workflows = result.acknowledged.filter((a) => a.kind === "workflow").length
+    const orgs = result.acknowledged.filter((a) => a.kind === "org").length
+    return { result, audit, workflows, orgs }
+  })
 
 describe.skipIf(!runnable)("two replicas of each service behind haproxy, through PgBouncer (transaction pooling)", () => {
   layer(Layer.scoped(Deployed, Effect.suspend(() => topology({ haproxy: tools!.haproxy!, pgbouncer: tools!.pgbouncer! }, serverUrl!))), {
@@ -145,18 +171,9 @@ describe.skipIf(!runnable)("two replicas of each service behind haproxy, through
         yield* Effect.promise(() => holder.query("commit"))
         yield* Effect.promise(() => holder.end())
         const applied = yield* Fiber.join(migrating)
-        // The roll: each replica in turn, the next only once haproxy reports it UP again.
-        for (const replica of deployed.replicas) {
-          yield* Effect.promise(() => stopProcess(replica.running!))
-          yield* Effect.promise(() => deployed.start(replica))
-          yield* deployed.awaitState(replica, "UP")
-        }
+        yield* rollEveryReplica(deployed)
         streaming = false
-        const result = yield* Effect.promise(() => load)
-        clients.forEach((client) => client.close?.())
-        const audit = yield* Effect.promise(() => auditWorkflows(deployed.database.url, result.acknowledged))
-        const workflows = result.acknowledged.filter((a) => a.kind === "workflow").length
-        const orgs = result.acknowledged.filter((a) => a.kind === "org").length
+        const { audit, orgs, result, workflows } = yield* audited(deployed, clients, load)
         recordFigures("topology-upgrade", {
           concurrentClients: 8,
           styles: clients.map((c) => c.style),
@@ -188,21 +205,9 @@ describe.skipIf(!runnable)("two replicas of each service behind haproxy, through
         clients.push(grpcJsClient(deployed.urls))
         let streaming = true
         const load = runLoad({ clients, concurrency: 8, mix: ["workflow", "createOrg", "readBack"], running: () => streaming })
-        const exitCodes: Array<number | null> = []
-        const restarts: Array<number> = []
-        for (const replica of deployed.replicas) {
-          const began = Date.now()
-          exitCodes.push(yield* Effect.promise(() => stopProcess(replica.running!)))
-          yield* Effect.promise(() => deployed.start(replica))
-          yield* deployed.awaitState(replica, "UP")
-          restarts.push(Date.now() - began)
-        }
+        const { exitCodes, restarts } = yield* rollEveryReplica(deployed)
         streaming = false
-        const result = yield* Effect.promise(() => load)
-        clients.forEach((client) => client.close?.())
-        const audit = yield* Effect.promise(() => auditWorkflows(deployed.database.url, result.acknowledged))
-        const workflows = result.acknowledged.filter((a) => a.kind === "workflow").length
-        const orgs = result.acknowledged.filter((a) => a.kind === "org").length
+        const { audit, orgs, result, workflows } = yield* audited(deployed, clients, load)
         recordFigures("topology-rolling-restart", {
           replicasRestarted: deployed.replicas.length,
           concurrentClients: 8,
