@@ -146,6 +146,9 @@ describe.skipIf(chromiumPath === undefined)("the console's lists, in Chromium", 
     await page.getByLabel("Status").selectOption("completed")
     await page.getByRole("button", { name: "Show" }).click()
     await expect.poll(() => page.url()).toContain("#/workflows?status=completed")
+    // The address changes before the table does: until the runs are drawn, the rows counted may
+    // be the previous list's ten (a loaded run once read them just as they were replaced).
+    await expect.poll(async () => (await rows(page).allInnerTexts())[0] ?? "", { timeout: 15_000 }).toContain("Listed 11")
     const runs = await rowTexts(page, 10)
     expect(runs[0]).toContain("Listed 11")
     expect(runs[0]).toContain("completed")

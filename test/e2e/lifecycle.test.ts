@@ -19,7 +19,9 @@ const workflowRequest = (i: number) => ({
   profile: { fullName: `Person ${i}` }
 })
 
-describe("process lifecycle", () => {
+// Each test starts its own process on its own ports: they run at once, so one's start overlaps
+// another's waits.
+describe.concurrent("process lifecycle", () => {
   it("SIGTERM lets in-flight requests finish, then the process exits 0", async () => {
     const { running, workflow } = await startAllInOne()
     const client = createClient(
@@ -36,7 +38,7 @@ describe("process lifecycle", () => {
     expect(running.output()).toMatch(/workflow service stopped/)
   }, 60_000)
 
-  it("with SHUTDOWN_DRAIN_MS, SIGTERM first makes /readyz 503 while calls still succeed, then the ports close", async () => {
+  it("with SHUTDOWN_DRAIN_MS, SIGTERM first makes /readyz 503 while calls still succeed, then the ports close", async ({ expect }) => {
     const { org, running, workflow } = await startAllInOne({ SHUTDOWN_DRAIN_MS: "1500" })
     const client = createClient(
       WorkflowService,
@@ -45,8 +47,8 @@ describe("process lifecycle", () => {
     expect((await fetch(`${org}/readyz`)).status).toBe(200)
     const signalled = Date.now()
     const exitCode = stopProcess(running)
-    await new Promise((resolve) => setTimeout(resolve, 300))
     // Every port says not ready at once (one drain for the process), and still serves.
+    await expect.poll(async () => (await fetch(`${org}/readyz`)).status, { timeout: 1_500, interval: 50 }).toBe(503)
     const ready = await Promise.all([org, workflow].map(async (url) => (await fetch(`${url}/readyz`)).status))
     expect(ready).toEqual([503, 503])
     expect((await client.createOnboardingWorkflow(workflowRequest(1))).workflowId).toMatch(/^[0-9a-f-]{36}$/)
@@ -55,7 +57,7 @@ describe("process lifecycle", () => {
     expect(running.output()).toMatch(/draining: not ready for 1500 ms/)
   }, 60_000)
 
-  it("logs one JSON object per line when stdout is not a terminal, and never the token", async () => {
+  it("logs one JSON object per line when stdout is not a terminal, and never the token", async ({ expect }) => {
     const token = "s3cret-Token-that-must-not-leak"
     const [org, profile, license, workflow] = await Promise.all([freePort(), freePort(), freePort(), freePort()])
     const running = await startProcess("all", {
@@ -84,8 +86,11 @@ describe("process lifecycle", () => {
       })
     )
     await onboarded.createOnboardingWorkflow(workflowRequest(1))
-    await new Promise((resolve) => setTimeout(resolve, 1_200)) // the pool is sampled every second
-    const metrics = await (await fetch(`http://127.0.0.1:${org}/metrics`, { headers: { authorization: `Bearer ${token}` } })).text()
+    const scrape = async () =>
+      (await fetch(`http://127.0.0.1:${org}/metrics`, { headers: { authorization: `Bearer ${token}` } })).text()
+    // The pool is sampled every second: its gauges are there once the first sample is.
+    await expect.poll(scrape, { timeout: 30_000, interval: 100 }).toMatch(/^onboarding_db_pool_waiting \d+$/m)
+    const metrics = await scrape()
     expect(metrics).toMatch(/^onboarding_db_pool_connections\{state="idle"\} \d+$/m)
     expect(metrics).toMatch(/^onboarding_db_pool_connections\{state="in_use"\} \d+$/m)
     expect(metrics).toMatch(/^onboarding_db_pool_waiting \d+$/m)
