@@ -3,6 +3,7 @@ import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
 import { Data, Effect } from "effect"
 import { lockDataDir } from "./DataDirLock.js"
 import { readyCluster } from "./EmbeddedCluster.js"
+import { templateBlob, templateFile } from "./EmbeddedTemplate.js"
 
 /**
  * PostgreSQL's defaults, less what one embedded connection needs: 128 MB of shared buffers made
@@ -38,7 +39,13 @@ export const serveEmbeddedPostgres = (dataDir: string | undefined) =>
     return yield* Effect.acquireRelease(
       Effect.tryPromise({
         try: async () => {
-          const db = await PGlite.create(dataDir, { startParams })
+          // In memory, the database starts from the build's template (EmbeddedTemplate.ts); a
+          // directory's was made from it already, by readyCluster.
+          const template = dataDir === undefined ? templateFile() : undefined
+          const db = await PGlite.create(dataDir, {
+            startParams,
+            ...(template === undefined ? {} : { loadDataDir: templateBlob(template) })
+          })
           const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0 })
           await server.start()
           const port = Number(server.getServerConn().split(":").pop())

@@ -3,6 +3,7 @@ import { spawn } from "node:child_process"
 import { readFileSync, rmSync, writeFileSync } from "node:fs"
 import { readFile } from "node:fs/promises"
 import { fileURLToPath } from "node:url"
+import { templateFile } from "./EmbeddedTemplate.js"
 
 /** The package root (from `src/services` and `dist/services` alike), where `@electric-sql/pglite` resolves. */
 const packageRoot = fileURLToPath(new URL("../../", import.meta.url))
@@ -14,8 +15,12 @@ const packageRoot = fileURLToPath(new URL("../../", import.meta.url))
  */
 const initdbWorker = `
 const { workerData } = require("node:worker_threads")
+const { readFileSync } = require("node:fs")
 import("@electric-sql/pglite").then(async ({ PGlite }) => {
-  const db = await PGlite.create(workerData)
+  const { directory, template } = workerData
+  const db = await PGlite.create(directory, template === undefined ? {} : {
+    loadDataDir: new Blob([readFileSync(template)], { type: "application/x-gzip" })
+  })
   await db.close()
 })
 `
@@ -30,7 +35,9 @@ const program = `
 import { Worker } from "node:worker_threads"
 process.on("disconnect", () => process.exit(70))
 if (!process.connected) process.exit(70)
-const initdb = new Worker(${JSON.stringify(initdbWorker)}, { eval: true, execArgv: [], workerData: process.argv[1] })
+const initdb = new Worker(${JSON.stringify(initdbWorker)}, {
+  eval: true, execArgv: [], workerData: { directory: process.argv[1], template: process.argv[2] }
+})
 initdb.once("error", (error) => { console.error(error?.stack ?? String(error)); process.exit(1) })
 initdb.once("exit", (code) => process.exit(code))
 `
@@ -95,14 +102,19 @@ const stderrKept = 8 * 1024
 
 /**
  * Creates a new, cleanly shut down cluster in `directory` (an empty or missing directory) in a
- * child process. PGlite's initdb takes two more WebAssembly instances (a second PGlite, and initdb
- * itself), and WebAssembly memory is never given back: done in the serving process it left that
- * process at about 600 MiB for good. The child dies with this process (see `program`), and is
+ * child process: loaded from the build's template when there is one (`EmbeddedTemplate.ts`), by
+ * initdb otherwise. Either takes WebAssembly instances beside the serving one (initdb two: a
+ * second PGlite, and initdb itself), and WebAssembly memory is never given back: initdb done in
+ * the serving process left that process at about 600 MiB for good. The child dies with this process (see `program`), and is
  * killed if this effect is interrupted (SIGTERM during the first start).
  */
-export const initdbInChild = (directory: string): Effect.Effect<void, InitdbFailed> =>
+export const initdbInChild = (
+  directory: string,
+  template: string | undefined = templateFile()
+): Effect.Effect<void, InitdbFailed> =>
   Effect.async<void, InitdbFailed>((resume) => {
-    const child = spawn(process.execPath, ["--input-type=module", "-e", program, directory], {
+    const args = ["--input-type=module", "-e", program, directory, ...(template === undefined ? [] : [template])]
+    const child = spawn(process.execPath, args, {
       cwd: packageRoot,
       stdio: ["ignore", "ignore", "pipe", "ipc"]
     })
