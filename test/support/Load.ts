@@ -20,6 +20,8 @@ export interface LoadResult {
   readonly failures: Array<{ readonly style: string; readonly operation: string; readonly error: string }>
   readonly acknowledged: Array<Acknowledged>
   readonly latenciesMillis: Array<number>
+  /** When each call in `latenciesMillis` was answered (`Date.now()`), in the same order. */
+  readonly answeredAt: Array<number>
 }
 
 const period = { start: "2023-11-16T12:00:00Z", end: "2024-11-16T12:00:00Z" }
@@ -76,7 +78,7 @@ export const runLoad = async (options: {
   readonly running: () => boolean
   readonly onFailure?: (error: unknown) => "count" | "ignore"
 }): Promise<LoadResult> => {
-  const result: LoadResult = { requests: 0, failures: [], acknowledged: [], latenciesMillis: [] }
+  const result: LoadResult = { requests: 0, failures: [], acknowledged: [], latenciesMillis: [], answeredAt: [] }
   const worker = async (index: number) => {
     const client = options.clients[index % options.clients.length]!
     for (let i = 0; options.running(); i++) {
@@ -85,6 +87,7 @@ export const runLoad = async (options: {
       try {
         await operations[operation]!(client, result, `${index}-${i}`)
         result.latenciesMillis.push(performance.now() - started)
+        result.answeredAt.push(Date.now())
       } catch (error) {
         if ((options.onFailure?.(error) ?? "count") === "count") {
           result.failures.push({ style: client.style, operation, error: describeError(error) })

@@ -45,19 +45,21 @@ export const topology = (tools: { readonly haproxy: string; readonly pgbouncer: 
         replicas.push({ name: `${service}/${index}`, service, port: yield* Effect.promise(freePort), running: undefined })
       }
     }
-    const start = async (replica: Replica) => {
+    /** `version`: another build's `dist/main/` and what it runs with (an upgrade's new version). */
+    const start = async (replica: Replica, version?: { readonly main: string; readonly env: Record<string, string> }) => {
       replica.running = await startProcess(replica.service, {
         ...replicaEnvironment,
+        ...version?.env,
         DATABASE_URL: bouncer.url,
         PORT: String(replica.port)
-      }, 1)
+      }, 1, version?.main)
     }
     yield* Effect.addFinalizer(() =>
       Effect.promise(() =>
         Promise.all(replicas.map((replica) => replica.running === undefined ? undefined : stopProcess(replica.running)))
       )
     )
-    yield* Effect.promise(() => Promise.all(replicas.map(start)))
+    yield* Effect.promise(() => Promise.all(replicas.map((replica) => start(replica))))
     const haproxy = yield* startHaProxy(
       tools.haproxy,
       services.map((name) => ({ name, replicaPorts: replicas.filter((r) => r.service === name).map((r) => r.port) }))

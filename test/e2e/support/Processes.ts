@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process"
 import * as net from "node:net"
 import { fileURLToPath } from "node:url"
+import { join } from "node:path"
 
 /*
  * Spawning the real processes, on the database each caller names. Nothing here reads which engine
@@ -49,9 +50,15 @@ export interface Running {
  * that exits first fails at once; the ceiling is only for one that hangs (a busy machine's start
  * can take many times a quiet one's).
  */
-export const startProcess = (entry: string, env: Record<string, string>, listeners: number): Promise<Running> =>
+export const startProcess = (
+  entry: string,
+  env: Record<string, string>,
+  listeners: number,
+  /** Another build's `dist/main/` (an upgrade's new version); this checkout's by default. */
+  from: string = mainDirectory
+): Promise<Running> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [`${mainDirectory}${entry}.js`], {
+    const child = spawn(process.execPath, [join(from, `${entry}.js`)], {
       env: { ...process.env, ...env },
       stdio: ["ignore", "pipe", "pipe"]
     })
