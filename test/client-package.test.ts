@@ -15,9 +15,14 @@ const dist = fileURLToPath(new URL("../dist/", import.meta.url))
 const packageDir = fileURLToPath(new URL("../packages/client/", import.meta.url))
 const packageDist = join(packageDir, "dist/")
 const manifest = JSON.parse(readFileSync(join(packageDir, "package.json"), "utf8")) as {
+  readonly name: string
+  readonly version: string
   readonly exports: Record<string, { readonly default: string }>
   readonly dependencies: Record<string, string>
   readonly peerDependencies: Record<string, string>
+}
+const rootManifest = JSON.parse(readFileSync(fileURLToPath(new URL("../package.json", import.meta.url)), "utf8")) as {
+  readonly devDependencies: Record<string, string>
 }
 const entry = (name: "." | "./node") => join(packageDir, manifest.exports[name]!.default)
 
@@ -107,5 +112,17 @@ describe("the client package", () => {
     const graph = importGraph(join(dist, "main/org.js"))
     expect(graph.modules.some((module) => module.startsWith("services/"))).toBe(true)
     expect(graph.packages).toContain("@effect/sql-pg/PgClient")
+  })
+
+  it("the README's consumer block installs the tarball npm pack makes, each peer in its range, and the repository's TypeScript", () => {
+    const readme = readFileSync(fileURLToPath(new URL("../README.md", import.meta.url)), "utf8")
+    const block = readme.split("<!-- examples:consumer -->")[1]!.split("<!-- /examples:consumer -->")[0]!
+    const installs = block.split("\n").filter((line) => line.startsWith("npm install")).flatMap((line) => line.split(" ").slice(2))
+    expect(installs).toEqual([
+      `./${manifest.name}-${manifest.version}.tgz`,
+      ...Object.entries(manifest.peerDependencies).map(([name, range]) => `${name}@${range}`),
+      "--save-dev",
+      ...["typescript", "@types/node"].map((name) => `${name}@${rootManifest.devDependencies[name]}`)
+    ])
   })
 })
