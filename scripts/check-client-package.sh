@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# The client as a stranger gets it: `npm pack` this repository, install the tarball with
-# the install command of docs/examples.md into an empty project, compile its typed-clients example there
-# under strict NodeNext, start the server from the installed package, and run the example against it.
+# The client as a stranger gets it: pack packages/client, put the tarball in an empty directory as
+# the README's consumer block names it, run that block there as written (only the org port's URL
+# rewritten to a server of our own, started from this repository on an in-memory database), and
+# hold what it printed to the `# ` lines under it. Then the install's weight: the consumer's
+# node_modules without its dev dependencies (typescript, @types/node) within 10 MB of what the
+# package's declared dependencies weigh installed alone, and none of the server's packages in it.
+# Last, Effect 4 installed over it: the package refuses at import in its one line.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
@@ -11,32 +15,15 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
+export npm_config_audit=false npm_config_fund=false npm_config_update_notifier=false
 
-# docs/examples.md's typed-clients section: its install command (```sh) and its example (```ts).
-section=$(awk '/^## Typed clients/{on=1} on&&/<!-- \/examples:rpc -->/{exit} on' "$root/docs/examples.md")
-install=$(printf '%s\n' "$section" | awk '/^```sh/{on=1;next} on&&/^```/{exit} on')
-example=$(printf '%s\n' "$section" | awk '/^```ts/{on=1;next} on&&/^```/{exit} on')
-
-echo "packing (prepack builds)"
-tarball=$(cd "$root" && npm pack --silent --pack-destination "$work" | tail -n 1)
-mkdir "$work/consumer" && cd "$work/consumer"
-mv "$work/$tarball" .
-printf '{ "name": "consumer", "private": true, "type": "module" }\n' > package.json
-
-echo "installing as docs/examples.md says: $install"
-bash -c "$install --no-audit --no-fund --loglevel=error"
-dev() { node -p "require('$root/package.json').devDependencies['$1']"; }
-npm install --no-audit --no-fund --loglevel=error --save-dev "typescript@$(dev typescript)" "@types/node@$(dev @types/node)"
-
-cat > tsconfig.json <<'JSON'
-{
-  "compilerOptions": {
-    "target": "ES2022", "module": "NodeNext", "moduleResolution": "NodeNext",
-    "strict": true, "skipLibCheck": true, "types": ["node"]
-  },
-  "files": ["example.ts"]
-}
-JSON
+# The README's consumer block: the ```sh block between its markers, its expected output the `# ` lines ending it.
+block=$(awk '/<!-- examples:consumer -->/{on=1;next} /<!-- \/examples:consumer -->/{exit} on' "$root/README.md" \
+  | awk '/^```sh/{on=1;next} on&&/^```/{exit} on')
+[ -n "$block" ] || { echo "README.md has no consumer block (<!-- examples:consumer -->)" >&2; exit 1; }
+expected=$(printf '%s\n' "$block" | tac | awk '/^# /{print substr($0, 3); next} {exit}' | tac)
+tarball=$(printf '%s\n' "$block" | grep -o '\./onboarding-services-client-[^ ]*\.tgz' | head -n 1)
+[ -n "$tarball" ] || { echo "the consumer block installs no ./onboarding-services-client-*.tgz" >&2; exit 1; }
 
 # Ports of our own, so that a service already on the README's 9090 is never the one called.
 read -r org profile license workflow < <(node -e '
@@ -44,26 +31,70 @@ read -r org profile license workflow < <(node -e '
   Promise.all([0, 1, 2, 3].map(() => new Promise((resolve) => {
     const server = net.createServer().listen(0, "127.0.0.1", () => { const { port } = server.address(); server.close(() => resolve(port)) })
   }))).then((ports) => console.log(ports.join(" ")))')
-printf '%s\n' "$example" | sed "s#http://127.0.0.1:9090#http://127.0.0.1:$org#g" > example.ts
-echo "type-checking the example (strict, NodeNext)"
-npx tsc -p .
 
-echo "starting the server from the installed package"
-DATA_DIR=memory:// ORG_PORT=$org PROFILE_PORT=$profile LICENSE_PORT=$license WORKFLOW_PORT=$workflow \
-  node node_modules/onboarding-services/dist/main/all.js > server.log 2>&1 &
+echo "starting the server from the repository (npm start's process, in memory)"
+(cd "$root" && DATA_DIR=memory:// ORG_PORT=$org PROFILE_PORT=$profile LICENSE_PORT=$license WORKFLOW_PORT=$workflow \
+  exec node dist/main/all.js) > "$work/server.log" 2>&1 &
 server=$!
+
+echo "packing packages/client (prepack builds it)"
+mkdir "$work/consumer"
+packed=$(cd "$root/packages/client" && npm pack --silent --pack-destination "$work/consumer" | tail -n 1)
+[ "./$packed" = "$tarball" ] || { echo "npm pack made $packed; the README installs $tarball" >&2; exit 1; }
+
 for _ in $(seq 1 60); do
   curl -sf "http://127.0.0.1:$org/readyz" > /dev/null && break
-  kill -0 "$server" 2>/dev/null || { cat server.log >&2; exit 1; }
+  kill -0 "$server" 2>/dev/null || { cat "$work/server.log" >&2; exit 1; }
   sleep 0.5
 done
-curl -sf -X POST "http://127.0.0.1:$org/orgs/6f1e2d3c-4b5a-4978-8a6b-5c4d3e2f1a0b" \
-  -H 'content-type: application/json' -d '{"name": "Acme"}' > /dev/null
 
-echo "running the example"
-printed=$(node example.js)
-if [ "$printed" != $'Acme\nAcme\nNotFound\nAcme' ]; then
-  printf 'the example printed:\n%s\nexpected the org name "Acme" once per style and REST\x27s "NotFound" (four lines)\n' "$printed" >&2
+echo "running the README's consumer block in an empty directory"
+cd "$work/consumer"
+printf '%s\n' "$block" | sed "s#http://127.0.0.1:9090#http://127.0.0.1:$org#g" > "$work/consumer.sh"
+bash -e "$work/consumer.sh" | tee "$work/consumer.out"
+printed=$(tail -n "$(printf '%s\n' "$expected" | wc -l)" "$work/consumer.out")
+if [ "$printed" != "$expected" ]; then
+  printf 'the block ended with:\n%s\nthe README says:\n%s\n' "$printed" "$expected" >&2
   exit 1
 fi
-echo "the installed client answered in every style: $(echo $printed)"
+echo "the installed client answered as the README says: $(echo $printed)"
+
+echo "weighing the install"
+cp -a "$work/consumer" "$work/measured"
+(cd "$work/measured" && npm prune --omit=dev --loglevel=error > /dev/null)
+consumer_kb=$(du -sk "$work/measured/node_modules" | cut -f1)
+# The package's declared dependencies and its Effect peers (not the optional connect-node), alone.
+mkdir "$work/declared" && cd "$work/declared"
+npm init -y > /dev/null
+specs=$(node -e '
+  const p = require(process.argv[1])
+  const peers = Object.entries(p.peerDependencies).filter(([name]) => !(p.peerDependenciesMeta?.[name]?.optional))
+  console.log([...Object.entries(p.dependencies), ...peers].map(([name, range]) => `${name}@${range}`).join(" "))
+' "$root/packages/client/package.json")
+# shellcheck disable=SC2086
+npm install --loglevel=error $specs > /dev/null
+declared_kb=$(du -sk "$work/declared/node_modules" | cut -f1)
+echo "consumer node_modules without dev dependencies: $((consumer_kb / 1024)) MB ($consumer_kb KiB)"
+echo "declared dependencies alone ($specs): $((declared_kb / 1024)) MB ($declared_kb KiB)"
+if [ $((consumer_kb - declared_kb)) -gt 10240 ]; then
+  echo "the client installs $(((consumer_kb - declared_kb) / 1024)) MB more than its declared dependencies (at most 10 MB)" >&2
+  exit 1
+fi
+server_packages=$(cd "$work/measured" && npm ls --all --parseable 2>/dev/null \
+  | grep -E '/node_modules/(react|graphiql|swagger-ui-dist|@electric-sql/[^/]+|pg|@opentelemetry/sdk-[^/]+)$' || true)
+if [ -n "$server_packages" ]; then
+  printf 'the consumer installed packages of the server:\n%s\n' "$server_packages" >&2
+  exit 1
+fi
+echo "none of react, graphiql, swagger-ui-dist, @electric-sql/*, pg, @opentelemetry/sdk-* installed"
+
+echo "installing Effect 4 over the consumer (npm warns and installs it): the package refuses at import"
+cd "$work/consumer"
+npm install --loglevel=error effect@4 > /dev/null 2>&1
+if refused=$(node example.js 2>&1); then
+  echo "the example ran on effect $(node -p 'require("effect/package.json").version')" >&2
+  exit 1
+fi
+line=$(printf '%s\n' "$refused" | grep -m 1 'onboarding-services-client needs the Effect 3 line' || true)
+[ -n "$line" ] || { printf 'on Effect 4 the example failed otherwise:\n%s\n' "$refused" >&2; exit 1; }
+echo "refused: ${line#Error: }"

@@ -3,7 +3,9 @@ import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import type * as Rpc from "@effect/rpc/Rpc"
 import * as RpcClient from "@effect/rpc/RpcClient"
+import type * as RpcGroup from "@effect/rpc/RpcGroup"
 import * as RpcSerialization from "@effect/rpc/RpcSerialization"
 import { Effect, Layer } from "effect"
 
@@ -51,3 +53,18 @@ export const rpcProtocol = (url: string, options: { readonly token?: string } = 
       return token === undefined ? refusing : HttpClient.mapRequest(refusing, HttpClientRequest.bearerToken(token))
     }) as KeepsErrors
   }).pipe(Layer.provide([FetchHttpClient.layer, RpcSerialization.layerJson]))
+
+/**
+ * A typed client of one operations table at a port's `/rpc` URL, without an import of @effect/rpc
+ * (so that the package's Effect-line check runs before @effect/rpc loads):
+ *
+ *   const orgs = yield* rpcClient(OrgOperations, "http://127.0.0.1:9090/rpc")
+ *   const org = yield* orgs.GetOrg({ id })
+ *
+ * in a scope (`Effect.scoped`), which closes the client.
+ */
+export const rpcClient = <Rpcs extends Rpc.Any>(
+  group: RpcGroup.RpcGroup<Rpcs>,
+  url: string,
+  options: { readonly token?: string } = {}
+) => RpcClient.make(group).pipe(Effect.provide(rpcProtocol(url, options)))

@@ -1,29 +1,43 @@
 /**
- * `onboarding-services/client`: typed clients of the four services, from the same declarations
- * the servers are built from. Only contracts and client code: no server internals.
+ * `onboarding-services-client`'s entry: the Effect line is checked, then the clients load.
+ * An ES module graph links whole before any of it runs, and the clients' libraries fail to link
+ * on another Effect line, so the check can only come first if the clients are imported after it.
+ * The package's types are `Exports.ts`'s (package.json: `types`); the names below are that
+ * module's, and test/client-package.test.ts holds the two lists equal.
  */
+import { requireEffectLine } from "./EffectLine.js"
 
-// @effect/rpc at /rpc: the operations tables, and the protocol layer for a port's URL.
-export { LicenseOperations } from "../operations/LicenseOperations.js"
-export { OrgOperations } from "../operations/OrgOperations.js"
-export { ProfileOperations } from "../operations/ProfileOperations.js"
-export { WorkflowOperations } from "../operations/WorkflowOperations.js"
-export { rpcProtocol } from "./RpcProtocol.js"
+requireEffectLine()
 
-// REST: each port's HttpApi (also its OpenAPI document), and a typed client of it.
-export { LicenseHttpApi, OrgHttpApi, ProfileHttpApi, WorkflowHttpApi } from "../transports/rest/HttpApis.js"
-export { restClient } from "./RestClient.js"
-
-// Connect, gRPC and gRPC-Web: the generated service descriptors, and a client of one.
-export { LicenseService } from "../gen/license/v1beta1/license_pb.js"
-export { OrgService } from "../gen/org/v1beta1/org_pb.js"
-export { ProfileService } from "../gen/profile/v1beta1/profile_pb.js"
-export { WorkflowService } from "../gen/workflow/v1beta1/workflow_pb.js"
-export { connectClient, type ConnectClientOptions } from "./ConnectClient.js"
-
-// The domain's values and errors that the clients answer with.
-export { AlreadyExists, InvalidArgument, NotFound, Unavailable } from "../domain/Errors.js"
-export { License, ListLicensesResponse } from "../domain/License.js"
-export { ListOnboardingWorkflowsResponse, OnboardingResult, OnboardingRun } from "../domain/Onboarding.js"
-export { ListOrgsResponse, Org } from "../domain/Org.js"
-export { ListProfilesResponse, Profile } from "../domain/Profile.js"
+export const {
+  AlreadyExists,
+  bearerToken,
+  connectClient,
+  InvalidArgument,
+  License,
+  LicenseHttpApi,
+  LicenseOperations,
+  LicenseService,
+  ListLicensesResponse,
+  ListOnboardingWorkflowsResponse,
+  ListOrgsResponse,
+  ListProfilesResponse,
+  NotFound,
+  OnboardingResult,
+  OnboardingRun,
+  Org,
+  OrgHttpApi,
+  OrgOperations,
+  OrgService,
+  Profile,
+  ProfileHttpApi,
+  ProfileOperations,
+  ProfileService,
+  restClient,
+  rpcClient,
+  rpcProtocol,
+  Unavailable,
+  WorkflowHttpApi,
+  WorkflowOperations,
+  WorkflowService
+} = await import("./Exports.js")

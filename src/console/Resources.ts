@@ -8,7 +8,7 @@ import type {
   OnboardingRun,
   Org as OrgSchema,
   Profile as ProfileSchema
-} from "onboarding-services/client"
+} from "onboarding-services-client"
 
 export type Org = typeof OrgSchema.Encoded
 export type Profile = typeof ProfileSchema.Encoded

@@ -5,7 +5,7 @@ import { described } from "../domain/Described.js"
 import { AlreadyExists, InvalidArgument, NotFound, Unavailable } from "../domain/Errors.js"
 import { LicenseId } from "../domain/Ids.js"
 import { License, ListLicensesRequest, ListLicensesResponse } from "../domain/License.js"
-import type { OperationHandlers } from "./Operation.js"
+import type { OperationHandlers } from "./OperationHandlers.js"
 import { OperationDescription, wireShape } from "./WireShape.js"
 
 /** The payload that names one record. */

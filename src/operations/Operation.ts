@@ -3,13 +3,7 @@ import type * as RpcGroup from "@effect/rpc/RpcGroup"
 import { Cause, Context, Effect, Exit, FiberRef, Layer, Option, Schema } from "effect"
 import type { InvalidArgument } from "../domain/Errors.js"
 import { validate } from "../domain/Validation.js"
-
-/** A table's handlers, as its layer is given them: each takes its payload as the wire gave it. */
-export type OperationHandlers<Rpcs extends Rpc.Any> = {
-  readonly [Tag in Rpcs["_tag"]]: (
-    payload: Rpc.Payload<Rpc.ExtractTag<Rpcs, Tag>>
-  ) => Effect.Effect<Rpc.Success<Rpc.ExtractTag<Rpcs, Tag>>, Rpc.Error<Rpc.ExtractTag<Rpcs, Tag>> | InvalidArgument>
-}
+import type { OperationHandlers } from "./OperationHandlers.js"
 
 /** One operation of a table, called from any style: input as the wire gave it -> its reply. */
 export type Operation<Rpcs extends Rpc.Any, Tag extends Rpcs["_tag"]> = (

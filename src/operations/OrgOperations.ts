@@ -5,7 +5,7 @@ import { described } from "../domain/Described.js"
 import { AlreadyExists, InvalidArgument, NotFound, Unavailable } from "../domain/Errors.js"
 import { OrgId } from "../domain/Ids.js"
 import { ListOrgsRequest, ListOrgsResponse, Org } from "../domain/Org.js"
-import type { OperationHandlers } from "./Operation.js"
+import type { OperationHandlers } from "./OperationHandlers.js"
 import { OperationDescription, wireShape } from "./WireShape.js"
 
 /** The payload that names one record. */

@@ -5,7 +5,7 @@ import { described } from "../domain/Described.js"
 import { AlreadyExists, InvalidArgument, NotFound, Unavailable } from "../domain/Errors.js"
 import { ProfileId } from "../domain/Ids.js"
 import { ListProfilesRequest, ListProfilesResponse, Profile } from "../domain/Profile.js"
-import type { OperationHandlers } from "./Operation.js"
+import type { OperationHandlers } from "./OperationHandlers.js"
 import { OperationDescription, wireShape } from "./WireShape.js"
 
 /** The payload that names one record. */

@@ -11,7 +11,7 @@ import {
   OnboardingResult,
   OnboardingRun
 } from "../domain/Onboarding.js"
-import type { OperationHandlers } from "./Operation.js"
+import type { OperationHandlers } from "./OperationHandlers.js"
 import { OperationDescription, wireShape } from "./WireShape.js"
 
 /** The payload that names one record. */

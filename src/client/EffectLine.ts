@@ -1,0 +1,46 @@
+/**
+ * The client is built on the Effect 3 line. npm only warns when a project installs another line
+ * over the peers (`npm install effect@latest`), and the client then fails deep inside a library,
+ * so the package's entry refuses first, in one line that names what it found and the fix.
+ *
+ * The versions are read from the packages' own package.json, which each exports: a JSON import
+ * that Node and bundlers resolve alike, and one that links on every line (a module only Effect 3
+ * has would fail to link before any check could run).
+ */
+import effect from "effect/package.json" with { type: "json" }
+import platform from "@effect/platform/package.json" with { type: "json" }
+import rpc from "@effect/rpc/package.json" with { type: "json" }
+import own from "onboarding-services-client/package.json" with { type: "json" }
+
+const parts = (version: string) => version.replace(/^[\^~]/, "").split(/[.+-]/).slice(0, 3).map(Number)
+
+/** Whether `version` is in the caret range `^a.b.c`, as npm reads it (0.x: the minor is the line). */
+export const inCaretRange = (version: string, range: string): boolean => {
+  const [major, minor, patch] = parts(version)
+  const [wantMajor, wantMinor, wantPatch] = parts(range)
+  if (major !== wantMajor || (wantMajor === 0 && minor !== wantMinor)) return false
+  return minor! > wantMinor! || (minor === wantMinor && patch! >= wantPatch!)
+}
+
+/** The one line that refuses a mix, or undefined when every peer is in its range. */
+export const effectLineProblem = (
+  found: Readonly<Record<string, string>>,
+  wanted: Readonly<Record<string, string>>
+): string | undefined => {
+  const names = Object.keys(wanted)
+  if (names.every((name) => found[name] !== undefined && inCaretRange(found[name], wanted[name]!))) return undefined
+  const list = (versions: Readonly<Record<string, string | undefined>>) =>
+    names.map((name) => `${name} ${versions[name] ?? "missing"}`).join(", ")
+  return `onboarding-services-client needs the Effect 3 line (${list(wanted)}) and found ${list(found)}: ` +
+    `npm install ${names.map((name) => `${name}@${wanted[name]}`).join(" ")}`
+}
+
+const effectPeers = ["effect", "@effect/platform", "@effect/rpc"] as const
+
+/** Throws the one line when the installed Effect packages are not the line this client was built on. */
+export const requireEffectLine = (): void => {
+  const wanted = Object.fromEntries(effectPeers.map((name) => [name, own.peerDependencies[name]]))
+  const found = { effect: effect.version, "@effect/platform": platform.version, "@effect/rpc": rpc.version }
+  const problem = effectLineProblem(found, wanted)
+  if (problem !== undefined) throw new Error(problem)
+}

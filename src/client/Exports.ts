@@ -1,0 +1,32 @@
+/**
+ * What `onboarding-services-client` offers (its declarations; `index.ts` is the entry that loads
+ * it): typed clients of the four services, from the same declarations the servers are built from.
+ * Only contracts and client code: no server internals, no Node built-in.
+ */
+
+// @effect/rpc at /rpc: the operations tables, a typed client of one, and the protocol layer for a
+// port's URL (for `RpcClient.make` of @effect/rpc's own).
+export { LicenseOperations } from "../operations/LicenseOperations.js"
+export { OrgOperations } from "../operations/OrgOperations.js"
+export { ProfileOperations } from "../operations/ProfileOperations.js"
+export { WorkflowOperations } from "../operations/WorkflowOperations.js"
+export { rpcClient, rpcProtocol } from "./RpcProtocol.js"
+
+// REST: each port's HttpApi (also its OpenAPI document), and a typed client of it.
+export { LicenseHttpApi, OrgHttpApi, ProfileHttpApi, WorkflowHttpApi } from "../transports/rest/HttpApis.js"
+export { restClient } from "./RestClient.js"
+
+// Connect, gRPC and gRPC-Web: the generated service descriptors, and a client of one over the
+// caller's transport (`onboarding-services-client/node` has one for Node).
+export { LicenseService } from "../gen/license/v1beta1/license_pb.js"
+export { OrgService } from "../gen/org/v1beta1/org_pb.js"
+export { ProfileService } from "../gen/profile/v1beta1/profile_pb.js"
+export { WorkflowService } from "../gen/workflow/v1beta1/workflow_pb.js"
+export { bearerToken, connectClient } from "./ConnectClient.js"
+
+// The domain's values and errors that the clients answer with.
+export { AlreadyExists, InvalidArgument, NotFound, Unavailable } from "../domain/Errors.js"
+export { License, ListLicensesResponse } from "../domain/License.js"
+export { ListOnboardingWorkflowsResponse, OnboardingResult, OnboardingRun } from "../domain/Onboarding.js"
+export { ListOrgsResponse, Org } from "../domain/Org.js"
+export { ListProfilesResponse, Profile } from "../domain/Profile.js"
