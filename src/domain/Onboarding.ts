@@ -1,9 +1,10 @@
-import { Schema } from "effect"
+import { Schema, Struct } from "effect"
 import { described } from "./Described.js"
 import { LicenseId, OrgId, ProfileId, WorkflowId } from "./Ids.js"
-import { endsAfterStart } from "./License.js"
-import { Name } from "./Name.js"
+import { endsAfterStart, License } from "./License.js"
+import { Org } from "./Org.js"
 import { listRequest, nextPageToken, optionalFilter, type PageQuery, pageQuery } from "./Page.js"
+import { Profile } from "./Profile.js"
 import { Timestamp } from "./Timestamp.js"
 
 /**
@@ -22,26 +23,30 @@ export const WorkflowOptions = Schema.Struct({
   })
 }).annotations({ identifier: "WorkflowOptions", description: "How the workflow runs" })
 
+/**
+ * What the workflow is given of each record: the record's own fields, less those the workflow
+ * fills in (the ids it makes, the links between the three). Derived, so a field added to a record
+ * reaches the workflow with its rule and its description, in every style.
+ */
+export const OnboardingOrg = Schema.Struct(Struct.omit(Org.fields, "id")).annotations({
+  identifier: "OnboardingOrg",
+  description: "The org to create"
+})
+export const OnboardingProfile = Schema.Struct(Struct.omit(Profile.fields, "id", "orgId")).annotations({
+  identifier: "OnboardingProfile",
+  description: "The profile to create in the new org"
+})
+export const OnboardingLicense = Schema.Struct(Struct.omit(License.fields, "id", "userId")).pipe(endsAfterStart("license.start"))
+  .annotations({ identifier: "OnboardingLicense", description: "The license the new profile is given" })
+
 /** The request mirrors the wire nesting so that error paths read like the request (`org.name`). */
 export class OnboardingRequest extends Schema.Class<OnboardingRequest>("OnboardingRequest")({
   workflowOptions: Schema.optionalWith(Schema.NullOr(WorkflowOptions), { exact: true }).annotations({
     description: "how the workflow runs (its idempotency key); may be left out"
   }),
-  license: Schema.Struct({
-    start: described(Timestamp, "when the license starts: an RFC 3339 time"),
-    end: described(Timestamp, "when the license ends: an RFC 3339 time after start")
-  }).pipe(endsAfterStart("license.start")).annotations({
-    identifier: "OnboardingLicense",
-    description: "The license the new profile is given"
-  }),
-  org: Schema.Struct({ name: described(Name, "the new org's display name: 1 to 200 characters, at least one of them visible") }).annotations({
-    identifier: "OnboardingOrg",
-    description: "The org to create"
-  }),
-  profile: Schema.Struct({ fullName: described(Name, "the new person's full name: 1 to 200 characters, at least one of them visible") }).annotations({
-    identifier: "OnboardingProfile",
-    description: "The profile to create in the new org"
-  })
+  license: OnboardingLicense,
+  org: OnboardingOrg,
+  profile: OnboardingProfile
 }, { description: "An org, a profile in it and a license for that profile, created in one transaction" }) {
   /** The caller's idempotency key, if one was given. */
   get workflowId(): WorkflowId | undefined {

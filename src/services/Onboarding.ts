@@ -109,15 +109,10 @@ export class Onboarding extends Effect.Service<Onboarding>()("Onboarding", {
           return stored
         }
         attempts.commitInDoubt = false
-        yield* orgs.create(new Org({ id: run.orgId, name: request.org.name }))
-        yield* profiles.create(new Profile({ id: run.profileId, fullName: request.profile.fullName, orgId: run.orgId }))
+        yield* orgs.create(new Org({ ...request.org, id: run.orgId }))
+        yield* profiles.create(new Profile({ ...request.profile, id: run.profileId, orgId: run.orgId }))
         yield* licenses.create(
-          new License({
-            id: run.licenseId,
-            userId: UserId.make(run.profileId),
-            start: request.license.start,
-            end: request.license.end
-          })
+          new License({ ...request.license, id: run.licenseId, userId: UserId.make(run.profileId) })
         )
         attempts.commitInDoubt = true
         return run

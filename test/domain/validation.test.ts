@@ -1,8 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
+import { createHash } from "node:crypto"
 import { InvalidArgument } from "../../src/domain/Errors.js"
 import { License } from "../../src/domain/License.js"
-import { OnboardingRequest } from "../../src/domain/Onboarding.js"
+import { OnboardingLicense, OnboardingRequest } from "../../src/domain/Onboarding.js"
 import { fingerprint } from "../../src/domain/OnboardingFingerprint.js"
 import { Org } from "../../src/domain/Org.js"
 import { Profile } from "../../src/domain/Profile.js"
@@ -242,6 +243,26 @@ describe("validation", () => {
         const c = yield* validate(OnboardingRequest)({ ...workflow, org: { name: "Acme Ltd" } })
         expect(fingerprint(a)).toBe(fingerprint(b))
         expect(fingerprint(a)).not.toBe(fingerprint(c))
+      }))
+
+    it.effect("a run stored before the workflow's parts were derived keeps its fingerprint (a retry after an upgrade still matches)", () =>
+      Effect.gen(function*() {
+        const request = yield* validate(OnboardingRequest)(workflow)
+        // What the fingerprint was over before: the four fields, in this order.
+        const stored = createHash("sha256")
+          .update(JSON.stringify(["Acme", "Ada Lovelace", request.license.start, request.license.end]))
+          .digest("hex")
+        expect(fingerprint(request)).toBe(stored)
+      }))
+
+    it.effect("the workflow's parts are the records' fields less the ids and links it makes: each rule and description comes with them", () =>
+      Effect.sync(() => {
+        const fields = (schema: { readonly fields: object }) => Object.keys(schema.fields).sort()
+        const parts = OnboardingRequest.fields
+        expect(fields(parts.org)).toEqual(fields(Org).filter((f) => f !== "id"))
+        expect(fields(parts.profile)).toEqual(fields(Profile).filter((f) => !["id", "orgId"].includes(f)))
+        expect(fields(OnboardingLicense.from)).toEqual(fields(License).filter((f) => !["id", "userId"].includes(f)))
+        expect(parts.profile.fields.fullName).toBe(Profile.fields.fullName)
       }))
   })
 })

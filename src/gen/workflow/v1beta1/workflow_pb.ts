@@ -81,14 +81,14 @@ export const WorkflowOptionsSchema: GenMessage<WorkflowOptions> = /*@__PURE__*/
  */
 export type License = Message<"workflow.v1beta1.License"> & {
   /**
-   * when the license starts: an RFC 3339 time
+   * when the license starts: an RFC 3339 time, written back in UTC
    *
    * @generated from field: google.protobuf.Timestamp start = 1;
    */
   start?: Timestamp | undefined;
 
   /**
-   * when the license ends: an RFC 3339 time after start
+   * when the license ends: an RFC 3339 time after start, written back in UTC
    *
    * @generated from field: google.protobuf.Timestamp end = 2;
    */
@@ -107,7 +107,7 @@ export const LicenseSchema: GenMessage<License> = /*@__PURE__*/
  */
 export type Org = Message<"workflow.v1beta1.Org"> & {
   /**
-   * the new org's display name: 1 to 200 characters, at least one of them visible
+   * the org's display name: 1 to 200 characters, at least one of them visible
    *
    * @generated from field: string name = 1;
    */
@@ -128,7 +128,7 @@ export const OrgSchema: GenMessage<Org> = /*@__PURE__*/
  */
 export type Profile = Message<"workflow.v1beta1.Profile"> & {
   /**
-   * the new person's full name: 1 to 200 characters, at least one of them visible
+   * the person's full name: 1 to 200 characters, at least one of them visible
    *
    * @generated from field: string full_name = 1;
    */
