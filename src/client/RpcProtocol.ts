@@ -5,7 +5,7 @@ import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as RpcClient from "@effect/rpc/RpcClient"
 import * as RpcSerialization from "@effect/rpc/RpcSerialization"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Predicate } from "effect"
 
 type KeepsErrors = <E, R>(client: HttpClient.HttpClient.With<E, R>) => HttpClient.HttpClient.With<E, R>
 
@@ -20,7 +20,7 @@ const refusalAsError = (response: HttpClientResponse.HttpClientResponse) =>
     : Effect.flatMap(
       Effect.orElseSucceed(response.json, () => undefined),
       (body) => {
-        const message = (body as { message?: unknown } | undefined)?.message
+        const message = Predicate.hasProperty(body, "message") ? body.message : undefined
         return Effect.fail(
           new HttpClientError.ResponseError({
             request: response.request,
