@@ -93,9 +93,9 @@ export const describedSchema = (schema: GraphQLSchema, roots: RootOperations): G
     const payload = domainSchemaOf(payloadSchema).ast
     const [input] = field.args
     // A mutation takes its payload as one `input` object; a query as its arguments.
-    if (field.args.length === 1 && input!.name === "input" && !membersOf(payload).has("input")) {
-      say(input!, descriptionOf(payload))
-      describeType(input!.type, payload)
+    if (input !== undefined && field.args.length === 1 && input.name === "input" && !membersOf(payload).has("input")) {
+      say(input, descriptionOf(payload))
+      describeType(input.type, payload)
     } else {
       const members = membersOf(payload)
       for (const argument of field.args) {
