@@ -145,7 +145,7 @@ export const prettyLogger = (write: (line: string) => void = (line) => process.s
       const note = FiberRefs.getOrDefault(options.context, CurrentCallNote)
       return note === undefined || HashMap.has(options.annotations, "requestId")
         ? options
-        : { ...options, annotations: HashMap.set(options.annotations, "requestId", note.requestId as unknown) }
+        : { ...options, annotations: HashMap.set(options.annotations, "requestId", note.requestId) }
     }),
     (access) => write(prettyAccessLine(access))
   )

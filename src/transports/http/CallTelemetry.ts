@@ -138,7 +138,7 @@ export const callTelemetry = <R>(
       context: runtime.fiberRefs,
       spans: List.empty<LogSpan.LogSpan>(),
       annotations: HashMap.make(
-        ["access", true as unknown],
+        ["access", true],
         ...Object.entries(traceId === undefined ? fields : { ...fields, traceId, spanId })
       ),
       date: new Date()
