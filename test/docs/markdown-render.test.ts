@@ -11,7 +11,7 @@ const repository: Repository = {
   page: (path) => (existsSync(`${root}${path}`) ? readFileSync(`${root}${path}`, "utf8") : undefined)
 }
 
-/** A repository of the README alone, for the samples below. */
+/** A repository holding only `files`, for the samples below. */
 const sampleRepository = (files: ReadonlyArray<string>): Repository => ({
   exists: (path) => files.includes(path) || path === "",
   page: () => undefined
