@@ -7,7 +7,7 @@ import type * as Rpc from "@effect/rpc/Rpc"
 import * as RpcClient from "@effect/rpc/RpcClient"
 import type * as RpcGroup from "@effect/rpc/RpcGroup"
 import * as RpcSerialization from "@effect/rpc/RpcSerialization"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Predicate } from "effect"
 
 type KeepsErrors = <E, R>(client: HttpClient.HttpClient.With<E, R>) => HttpClient.HttpClient.With<E, R>
 
@@ -22,7 +22,7 @@ const refusalAsError = (response: HttpClientResponse.HttpClientResponse) =>
     : Effect.flatMap(
       Effect.orElseSucceed(response.json, () => undefined),
       (body) => {
-        const message = (body as { message?: unknown } | undefined)?.message
+        const message = Predicate.hasProperty(body, "message") ? body.message : undefined
         return Effect.fail(
           new HttpClientError.ResponseError({
             request: response.request,

@@ -39,11 +39,11 @@ export const fieldMessages = (message: string): { readonly fields: Map<string, s
   const fields = new Map<string, string>()
   const rest: Array<string> = []
   for (const part of message.split(/;\s+(?=[\w.]+: )/)) {
-    const named = /^([\w.]+): (.*)$/s.exec(part)
-    const path = named === null ? undefined : camel(named[1]!)
+    const [, name, said] = /^([\w.]+): (.*)$/s.exec(part) ?? []
+    const path = name === undefined ? undefined : camel(name)
     const label = path === undefined ? undefined : labels.get(path)
-    if (label === undefined) rest.push(withLabels(part))
-    else fields.set(path!, `${label} ${withLabels(named![2]!)}`)
+    if (path === undefined || label === undefined || said === undefined) rest.push(withLabels(part))
+    else fields.set(path, `${label} ${withLabels(said)}`)
   }
   return { fields, rest }
 }

@@ -45,7 +45,7 @@ const alreadyExists = (workflowId: string) =>
 
 export const onboardingPage = (services: Services) => {
   const fields = new Map(
-    onboardingFields.map((each) => [each.path as FieldPath, field(each.id, each.label, each.input, "hint" in each ? each.hint : undefined)])
+    onboardingFields.map((each) => [each.path, field(each.id, each.label, each.input, "hint" in each ? each.hint : undefined)])
   )
   const input = (path: FieldPath) => fields.get(path)!.input
   const general = h("div", { "aria-live": "polite" })

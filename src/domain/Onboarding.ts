@@ -81,8 +81,10 @@ export class OnboardingRun extends Schema.Class<OnboardingRun>("OnboardingRun")(
  * service with its field's name (in every style, @effect/rpc's typed client included) rather than
  * by a client's own check of the wire shape.
  */
+const runStatuses: ReadonlyArray<string> = RunStatus.literals
+
 const StatusFilter = Schema.String.pipe(
-  Schema.filter((status): status is RunStatus => (RunStatus.literals as ReadonlyArray<string>).includes(status), {
+  Schema.filter((status): status is RunStatus => runStatuses.includes(status), {
     message: () => `must be one of: ${RunStatus.literals.join(", ")}`,
     // The same values, for documents (OpenAPI's `status` parameter); the filter above is the rule.
     jsonSchema: { enum: RunStatus.literals }

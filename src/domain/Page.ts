@@ -86,7 +86,7 @@ export const listRequest = <const List extends string, Fields extends Schema.Str
 ) =>
   Schema.Struct({ ...pageFields, ...filter }).pipe(
     Schema.filter((request) => {
-      const token = (request as { readonly pageToken?: Cursor | "" | null }).pageToken
+      const { pageToken: token }: { readonly pageToken?: Cursor | "" | null } = request
       if (typeof token !== "object" || token === null) return true
       if (token.list !== list) return { path: ["pageToken"], message: `was made for another list, not ${list}` }
       return token.filter === filterOf(request as Schema.Struct.Type<Fields>) ||

@@ -37,7 +37,7 @@ const levelName = (level: LogLevel.LogLevel) => level._tag.toLowerCase()
 /**
  * Lines for stdout, written together once per turn of the event loop. Writes to a pipe are
  * synchronous on Linux, one system call (and a wake-up of the reader) each: with an access line
- * per call, that was the largest part of what logging cost under load. A line waits at most until
+ * per call, that is the largest part of what logging costs under load. A line waits at most until
  * the current turn ends, and what waits is written when the process exits.
  */
 const batchedStdout = (): ((line: string) => void) => {
@@ -145,7 +145,7 @@ export const prettyLogger = (write: (line: string) => void = (line) => process.s
       const note = FiberRefs.getOrDefault(options.context, CurrentCallNote)
       return note === undefined || HashMap.has(options.annotations, "requestId")
         ? options
-        : { ...options, annotations: HashMap.set(options.annotations, "requestId", note.requestId as unknown) }
+        : { ...options, annotations: HashMap.set(options.annotations, "requestId", note.requestId) }
     }),
     (access) => write(prettyAccessLine(access))
   )

@@ -34,7 +34,7 @@ const firstLine = (text: string): string => text.split("\n", 1)[0]!.trim()
 
 const messageOf = (error: unknown): string =>
   firstLine(error instanceof Error || (typeof error === "object" && error !== null && "message" in error)
-    ? String((error as { message: unknown }).message)
+    ? String(error.message)
     : String(error))
 
 const networkReasons: Record<string, string> = {

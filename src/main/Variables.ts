@@ -112,7 +112,7 @@ export const hostNames = (name: string): Config.Config<{ readonly any: boolean; 
       const list = value.split(",").map((each) => each.trim()).filter((each) => each !== "")
       const names = list.filter((each) => each !== "*").map(urlHost)
       return names.every((each) => each !== undefined)
-        ? { any: list.includes("*"), names: [...new Set(names as Array<string>)] }
+        ? { any: list.includes("*"), names: [...new Set(names)] }
         : undefined
     }
   )

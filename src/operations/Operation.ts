@@ -85,6 +85,13 @@ const noted = <A, E, R>(note: CallNote, tag: string, run: Effect.Effect<A, E, R>
     }))
 }
 
+/** The declaration of operation `tag` in a table; a tag the table does not hold is a bug in this program. */
+export const rpcOf = <Rpcs extends Rpc.Any>(table: RpcGroup.RpcGroup<Rpcs>, tag: Rpcs["_tag"]): Rpcs => {
+  const rpc = table.requests.get(tag)
+  if (rpc === undefined) throw new Error(`no operation ${tag} in this table`)
+  return rpc
+}
+
 /**
  * Operation `tag` of a table, as every style calls it: the handler the table's layer
  * (`operationsLayer`) was given. The input goes to the handler as the wire gave it: each handler

@@ -8,8 +8,8 @@ import { Unavailable } from "../domain/Errors.js"
  * has gone (a unit runs on, detached, within its budget: see `withinBudget`). There are as many
  * permits as the pool has connections, so pg-pool's own queue never holds more than a few: it
  * cannot drop a waiter, an interrupted one stays in it, and each release hands its connection
- * through the queue in one synchronous recursion — thousands of abandoned waiters overflowed the
- * stack and crashed the process (issue 24). Units without a permit wait here instead, at most
+ * through the queue in one synchronous recursion, which a few thousand abandoned waiters overflow,
+ * ending the process (docs/reliability.md §2b). Units without a permit wait here instead, at most
  * `maxWaiting` of them: one more is answered `unavailable` at once. A waiter whose caller goes
  * away, or whose budget runs out, leaves the queue at once; a permit is handed to the next waiter
  * by resuming its fiber, which Effect schedules, so no release recurses.

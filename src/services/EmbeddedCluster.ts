@@ -2,6 +2,7 @@ import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import { open, readdir, rename, rm, stat, unlink } from "node:fs/promises"
 import { dirname, join, resolve } from "node:path"
+import { errorCode } from "./DataDirLockFile.js"
 import { endOrphanInitdb, initdbInChild, pidFileOf } from "./InitdbProcess.js"
 
 /**
@@ -66,7 +67,7 @@ const fsyncPath = (path: string) =>
     }
   }).pipe(
     Effect.catchIf(
-      (error) => ["EISDIR", "EPERM", "EINVAL"].includes(String((error as { code?: unknown }).code)),
+      (error) => ["EISDIR", "EPERM", "EINVAL"].includes(errorCode(error) ?? ""),
       () => Effect.void
     )
   )
@@ -128,7 +129,7 @@ const exists = (path: string) =>
 const removeEmptyPidFile = (dir: string) =>
   fs(() => stat(join(dir, pidFile))).pipe(
     Effect.flatMap((found) => found.size === 0 ? fs(() => unlink(join(dir, pidFile))) : Effect.void),
-    Effect.catchIf((error) => (error as { code?: unknown }).code === "ENOENT", () => Effect.void)
+    Effect.catchIf((error) => errorCode(error) === "ENOENT", () => Effect.void)
   )
 
 /**

@@ -96,7 +96,7 @@ const tableNames = ["orgs", "profiles", "licenses", "runs"] as const
  * when another writer added one of them meanwhile. Records are only ever added, never changed.
  */
 const applied = (before: Tables, after: Tables, now: Tables): Tables | undefined => {
-  const table = (tables: Tables, name: typeof tableNames[number]) => tables[name] as HashMap.HashMap<string, unknown>
+  const table = (tables: Tables, name: typeof tableNames[number]): HashMap.HashMap<string, unknown> => tables[name]
   let merged: Tables = { ...now, clock: now.clock > after.clock ? now.clock : after.clock }
   for (const name of tableNames) {
     const added = HashMap.filter(table(after, name), (_, key) => !HashMap.has(table(before, name), key))

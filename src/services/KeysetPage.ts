@@ -1,7 +1,7 @@
 import type * as SqlClient from "@effect/sql/SqlClient"
 import type * as SqlError from "@effect/sql/SqlError"
 import type { Fragment } from "@effect/sql/Statement"
-import { Effect, Schema } from "effect"
+import { Effect, Predicate, Schema } from "effect"
 import { type Page, pageOf, type PageQuery, Position } from "../domain/Page.js"
 import { storedRow } from "./StoredRow.js"
 
@@ -23,7 +23,7 @@ export const keysetPage = <A, I>(Result: Schema.Schema<A, I>, idOf: (value: A) =
         pageOf(
           rows.map((row) => {
             const value = decodeValue(row)
-            const { createdAt } = row as { readonly createdAt: unknown }
+            const createdAt = Predicate.hasProperty(row, "createdAt") ? row.createdAt : undefined
             return { value, position: decodePosition({ createdAt, id: idOf(value) }) }
           }),
           query

@@ -26,8 +26,8 @@ interface StatementInternals {
 /**
  * Statements with their text fixed once. A tagged-template statement costs, per call, its
  * segments and their compilation, a span (a no-op one when untraced, still a context copy), a
- * scope and the connection lookup: an order of magnitude more instructions than running the text
- * on its connection (the counts are in an earlier run, in the history of docs/benchmarks.md). Untraced, a prepared statement runs
+ * scope and the connection lookup: an order of magnitude more work than running the text on its
+ * connection, and none of it differs from one call to the next. Untraced, a prepared statement runs
  * on the connection @effect/sql would have picked: the open transaction's (so it composes with
  * `sql.withTransaction` as any statement does), or else the client's own. Traced, or with the
  * shortcut off, it is `sql.unsafe`, so its `sql.execute` span is what any statement shows.

@@ -28,7 +28,7 @@ export const sqlTable = <const Fields extends Readonly<Record<string, Column>>>(
       }) on conflict (${key}) do nothing`,
     /** The insert's parameters, from a value with the domain's fields; an absent optional field is SQL null. */
     values: (value: { readonly [Field in keyof Fields]?: unknown }): ReadonlyArray<unknown> =>
-      columns.map(({ field }) => value[field as keyof Fields] ?? null)
+      columns.map(({ field }) => value[field] ?? null)
   } as const
 }
 
@@ -57,7 +57,7 @@ export const domainTable = <
   const Renamed extends { readonly [Field in keyof Fields]?: string } = {}
 >(table: string, domain: { readonly fields: Fields }, renamed?: Renamed) => {
   const columns = Object.fromEntries(Object.entries(domain.fields).map(([field, schema]) => {
-    const column = renamed?.[field as keyof Fields] ?? field.replace(/[A-Z]/g, (upper) => `_${upper.toLowerCase()}`)
+    const column = renamed?.[field] ?? field.replace(/[A-Z]/g, (upper) => `_${upper.toLowerCase()}`)
     if (!sqlName.test(column)) throw new Error(`${table}.${field}: "${column}" is not a plain SQL column name`)
     return [field, isTimestamp(schema) ? { column, timestamp: true as const } : column]
   })) as { readonly [Field in keyof Fields]: Column }

@@ -32,10 +32,10 @@ const rowFields = (schema: Schema.Schema.Any): ReadonlyArray<string> | undefined
  * A row is only ever written from a value that passed the domain's rules (every write decodes its
  * payload with the domain schema first), into columns whose types and checks hold what a database
  * can hold (`uuid`, `timestamptz` read back as canonical UTC text, `end_at > start_at`). Checking
- * the rules again on every read cost more than the statement's own client work: 5 µs an org and
- * 12 µs a license (whose two times are parsed and written back), a tenth of a REST read's
- * instructions (docs/benchmarks.md §5). So a domain class is constructed from its row's fields
- * without its checks; a value changed by hand in the database is read as it stands.
+ * the rules again on every read costs more than the statement's own client work (a license's two
+ * times parsed and written back; docs/benchmarks.md §5 has the figures), and can only find what
+ * the write already found. So a domain class is constructed from its row's fields without its
+ * checks; a value changed by hand in the database is read as it stands.
  * `test/services/stored-row.test.ts` reads each resource's rows both ways, on PGlite and
  * PostgreSQL, and fails when the values differ. Any other schema (a struct, a class with an
  * optional or renamed field) is decoded, and a row that does not decode is a bug (a defect).

@@ -1,6 +1,6 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlError from "@effect/sql/SqlError"
-import { Context, Duration, Effect, Exit, Fiber, FiberId, FiberRef, Metric, Option, Schedule } from "effect"
+import { Context, Duration, Effect, Exit, Fiber, FiberId, FiberRef, Metric, Option, Predicate, Schedule } from "effect"
 import { Unavailable } from "../domain/Errors.js"
 import { budgetExpired, type DatabaseGate, databaseUnavailable, DatabaseGateRef } from "./DatabaseGate.js"
 import { spanAttribute } from "./SpanAttribute.js"
@@ -24,10 +24,14 @@ const codeLessFailures: ReadonlyArray<readonly [RegExp, string]> = [
 
 const codeLessLabel = (message: string): string | undefined => codeLessFailures.find(([pattern]) => pattern.test(message))?.[1]
 
+/** A field of an error from a driver or from Node, whose shape no type declares: unknown until checked. */
+const fieldOf = (value: unknown, key: "cause" | "code" | "message"): unknown =>
+  Predicate.hasProperty(value, key) ? value[key] : undefined
+
 const causes = function*(error: unknown): Generator<unknown> {
   for (let cause = error, depth = 0; cause !== undefined && cause !== null && depth < 5; depth++) {
     yield cause
-    cause = (cause as { cause?: unknown }).cause
+    cause = fieldOf(cause, "cause")
   }
 }
 
@@ -37,11 +41,11 @@ const causes = function*(error: unknown): Generator<unknown> {
  */
 export const sqlState = (error: unknown): string => {
   for (const cause of causes(error)) {
-    const { code } = cause as { code?: unknown }
+    const code = fieldOf(cause, "code")
     if (typeof code === "string") return code
   }
   for (const cause of causes(error)) {
-    const { message } = cause as { message?: unknown }
+    const message = fieldOf(cause, "message")
     const label = typeof message === "string" ? codeLessLabel(message) : undefined
     if (label !== undefined) return label
   }
@@ -74,13 +78,20 @@ export const transaction = (sql: SqlClient.SqlClient) => <A, E, R>(self: Effect.
     (defect) => (defect instanceof SqlError.SqlError ? Option.some(Effect.fail(defect)) : Option.none())
   )
 
+/** One of the errors Node gathers when every address of a host failed (`AggregateError`). */
+const hasTransientNodeCode = (error: unknown): boolean => {
+  const code = fieldOf(error, "code")
+  return typeof code === "string" && transientNodeCodes.has(code)
+}
+
 /** True for failures that a later attempt may not see: the transaction or connection, not the request. */
 export const isTransient = (error: SqlError.SqlError): boolean => {
   for (const cause of causes(error)) {
-    const { code, message } = cause as { code?: unknown; message?: unknown }
+    const code = fieldOf(cause, "code")
+    const message = fieldOf(cause, "message")
     if (typeof code === "string" && (transientStates.test(code) || transientNodeCodes.has(code))) return true
     if (typeof message === "string" && codeLessLabel(message) !== undefined) return true
-    if (cause instanceof AggregateError && cause.errors.some((e) => transientNodeCodes.has((e as any)?.code))) return true
+    if (cause instanceof AggregateError && cause.errors.some(hasTransientNodeCode)) return true
   }
   return false
 }
@@ -205,7 +216,7 @@ export const databaseOperation = <A, E, R>(
 ): Effect.Effect<A, Exclude<E, SqlError.SqlError> | Unavailable, R> => {
   const classified = Effect.catchIf(
     self,
-    (e): e is SqlError.SqlError => (e as { _tag?: unknown })?._tag === "SqlError",
+    (e): e is SqlError.SqlError => Predicate.isTagged(e, "SqlError"),
     (error) => {
       if (!isTransient(error)) return Effect.die(error)
       const state = sqlState(error)

@@ -13,7 +13,7 @@ export { errorTable, type FailureKind, type WireError } from "./ErrorCodes.js"
  */
 export const errorBody = {
   /** REST and `/rpc`'s HTTP-level refusals (contract §5): `{code: <gRPC code>, message, details: []}`. */
-  rest: (kind: FailureKind, message: string) => ({ code: errorTable[kind].grpc, message, details: [] as Array<never> }),
+  rest: (kind: FailureKind, message: string) => ({ code: errorTable[kind].grpc, message, details: [] }),
   /** GraphQL: one entry of `errors[]`, its code in `extensions.code` (contract §6). */
   graphql: (kind: FailureKind, message: string) => ({ errors: [{ message, extensions: { code: errorTable[kind].graphql } }] }),
   /** Connect unary: the protocol's JSON error `{code: "not_found", message}`. */

@@ -5,6 +5,12 @@ import type { SchemaAST as AST } from "effect"
 /** Absent, in JSON: `undefined` (an optional member) or `null` (proto3 JSON's "not set"). */
 export const isAbsent = (ast: AST.AST) => ast._tag === "UndefinedKeyword" || (ast._tag === "Literal" && ast.literal === null)
 
+/** The one item of a list that holds exactly one; undefined for none or several. */
+export const soleOf = <A>(items: ReadonlyArray<A>): A | undefined => (items.length === 1 ? items[0] : undefined)
+
+/** The one member of a union that is not absent: the type an optional or nullable type stands for. */
+export const presentMember = (ast: AST.Union): AST.AST | undefined => soleOf(ast.types.filter((member) => !isAbsent(member)))
+
 /** The object type an AST stands for, on its encoded (wire) side: optional and refined members unwrapped. */
 export const objectOf = (ast: AST.AST): AST.TypeLiteral | undefined => {
   switch (ast._tag) {
@@ -14,13 +20,15 @@ export const objectOf = (ast: AST.AST): AST.TypeLiteral | undefined => {
       return objectOf(ast.from)
     case "Refinement":
       return objectOf(ast.from)
-    case "Declaration":
-      return ast.typeParameters.length === 1 ? objectOf(ast.typeParameters[0]!) : undefined
+    case "Declaration": {
+      const parameter = soleOf(ast.typeParameters)
+      return parameter === undefined ? undefined : objectOf(parameter)
+    }
     case "Suspend":
       return objectOf(ast.f())
     case "Union": {
-      const members = ast.types.filter((member) => !isAbsent(member))
-      return members.length === 1 ? objectOf(members[0]!) : undefined
+      const member = presentMember(ast)
+      return member === undefined ? undefined : objectOf(member)
     }
     default:
       return undefined
@@ -31,8 +39,8 @@ export const objectOf = (ast: AST.AST): AST.TypeLiteral | undefined => {
 export const elementOf = (ast: AST.AST): AST.AST | undefined => {
   if (ast._tag === "TupleType") return ast.rest[0]?.type
   if (ast._tag === "Union") {
-    const members = ast.types.filter((member) => !isAbsent(member))
-    return members.length === 1 ? elementOf(members[0]!) : undefined
+    const member = presentMember(ast)
+    return member === undefined ? undefined : elementOf(member)
   }
   if (ast._tag === "Refinement" || ast._tag === "Transformation") return elementOf(ast.from)
   return undefined

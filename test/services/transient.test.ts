@@ -39,4 +39,18 @@ describe("what a failover puts in front of a unit of work, classified", () => {
     expect(sqlState(failure({ message: "timeout exceeded when trying to connect" }))).toBe("connect_timeout")
     expect(sqlState(failure({ message: "something else" }))).toBe("unknown")
   })
+
+  // What Node's net.connect throws when every address of a host (`localhost`: ::1 and 127.0.0.1)
+  // refused: an AggregateError with no code of its own, each address's error inside it.
+  const everyAddress = (codes: ReadonlyArray<string>) =>
+    new SqlError({
+      cause: new AggregateError(codes.map((code) => Object.assign(new Error(`connect ${code}`), { code })), ""),
+      message: "failed"
+    })
+
+  it("every address of a host refused: transient when one of them failed as a connection does", () => {
+    expect(isTransient(everyAddress(["ECONNREFUSED", "ECONNREFUSED"]))).toBe(true)
+    expect(isTransient(everyAddress(["EACCES", "EHOSTUNREACH"]))).toBe(true)
+    expect(isTransient(everyAddress(["EACCES", "EADDRNOTAVAIL"]))).toBe(false)
+  })
 })

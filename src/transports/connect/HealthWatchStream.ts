@@ -150,6 +150,7 @@ class WatchStream implements HealthListener {
   private send(reply: Buffer) {
     this.sendHeaders()
     // Both Node responses are writable streams; their `write` overloads do not unify.
-    ;(this.response as NodeJS.WritableStream).write(reply)
+    const response: NodeJS.WritableStream = this.response
+    response.write(reply)
   }
 }

@@ -4,7 +4,7 @@ import { Context, Layer } from "effect"
  * The gRPC health Watch streams open in this process, across all its ports, and their cap
  * (MAX_HEALTH_WATCHES). Health is open without the token (orchestrators probe without
  * credentials) and outside MAX_REQUESTS_IN_FLIGHT, and a Watch stream stays open for as long as
- * its client likes: without a cap per process, connections × streams per connection were the
+ * its client likes: without a cap per process, connections × streams per connection would be the
  * only bound (1,024 × 100 per port).
  */
 export interface HealthWatchesShape {

@@ -1,7 +1,7 @@
 import type * as Rpc from "@effect/rpc/Rpc"
 import { Context, Option, SchemaAST as AST } from "effect"
 import { domainSchemaOf, OperationDescription } from "../../operations/WireShape.js"
-import { elementOf, isAbsent, objectOf } from "../SchemaShape.js"
+import { elementOf, objectOf, presentMember, soleOf } from "../SchemaShape.js"
 import {
   type GraphQLSchema,
   type GraphQLType,
@@ -36,8 +36,8 @@ export const descriptionOf = (ast: AST.AST): string | undefined => {
   if (own !== undefined) return own
   // A class keeps its description on its type side; an optional type, on the type it may be.
   if (ast._tag === "Transformation") return Option.getOrUndefined(AST.getDescriptionAnnotation(ast.to))
-  const present = ast._tag === "Union" ? ast.types.filter((member) => !isAbsent(member)) : []
-  return present.length === 1 ? descriptionOf(present[0]!) : undefined
+  const present = ast._tag === "Union" ? presentMember(ast) : undefined
+  return present === undefined ? undefined : descriptionOf(present)
 }
 
 const unwrapped = (type: GraphQLType): GraphQLType => (isNonNullType(type) ? type.ofType : type)
@@ -73,7 +73,7 @@ const describeResult = (graphql: GraphQLType, success: AST.AST, operation: strin
   const type = unwrapped(graphql)
   if (!isObjectType(type)) return
   const fields = Object.values(type.getFields())
-  const only = fields.length === 1 ? fields[0]! : undefined
+  const only = soleOf(fields)
   if (only !== undefined && !membersOf(success).has(only.name)) {
     say(type, `What ${operation} answers: the record under one field`)
     say(only, descriptionOf(success))
@@ -93,9 +93,9 @@ export const describedSchema = (schema: GraphQLSchema, roots: RootOperations): G
     const payload = domainSchemaOf(payloadSchema).ast
     const [input] = field.args
     // A mutation takes its payload as one `input` object; a query as its arguments.
-    if (field.args.length === 1 && input!.name === "input" && !membersOf(payload).has("input")) {
-      say(input!, descriptionOf(payload))
-      describeType(input!.type, payload)
+    if (input !== undefined && field.args.length === 1 && input.name === "input" && !membersOf(payload).has("input")) {
+      say(input, descriptionOf(payload))
+      describeType(input.type, payload)
     } else {
       const members = membersOf(payload)
       for (const argument of field.args) {

@@ -8,8 +8,7 @@ import { type Call, withinCall } from "../http/Calls.js"
 /**
  * The fibers of one request's resolvers, interrupted when the client goes away before its answer
  * is written. In place of an AbortSignal: an AbortController a request and a listener on its
- * signal a resolver (Node's EventTarget) cost more instructions than this whole class
- * (docs/benchmarks.md §5).
+ * signal a resolver (Node's EventTarget) cost more than this whole class (docs/benchmarks.md §5).
  */
 export class ResolverFibers {
   private running: Set<Fiber.RuntimeFiber<unknown, unknown>> | undefined = undefined

@@ -4,7 +4,7 @@ import { OnboardingRequest, OnboardingResult, OnboardingRun, WorkflowOptions } f
 import { Org } from "../../domain/Org.js"
 import { Profile } from "../../domain/Profile.js"
 import { LicenseOperations } from "../../operations/LicenseOperations.js"
-import { operation } from "../../operations/Operation.js"
+import { operation, rpcOf } from "../../operations/Operation.js"
 import { OrgOperations } from "../../operations/OrgOperations.js"
 import { ProfileOperations } from "../../operations/ProfileOperations.js"
 import { type WorkflowHandlers, WorkflowOperations } from "../../operations/WorkflowOperations.js"
@@ -105,9 +105,9 @@ type Query {
 type Mutation { createOnboardingWorkflow(input: CreateOnboardingWorkflowInput!): CreateOnboardingWorkflowResponse! }
 `),
     {
-      onboardingWorkflow: { rpc: WorkflowOperations.requests.get("GetOnboardingWorkflow")!, renamed: { id: "workflowId" } },
-      onboardingWorkflows: { rpc: WorkflowOperations.requests.get("ListOnboardingWorkflows")! },
-      createOnboardingWorkflow: { rpc: WorkflowOperations.requests.get("CreateOnboardingWorkflow")! }
+      onboardingWorkflow: { rpc: rpcOf(WorkflowOperations, "GetOnboardingWorkflow"), renamed: { id: "workflowId" } },
+      onboardingWorkflows: { rpc: rpcOf(WorkflowOperations, "ListOnboardingWorkflows") },
+      createOnboardingWorkflow: { rpc: rpcOf(WorkflowOperations, "CreateOnboardingWorkflow") }
     }
   ),
   operations: {

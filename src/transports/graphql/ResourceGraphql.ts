@@ -1,7 +1,7 @@
 import type * as Rpc from "@effect/rpc/Rpc"
 import type * as RpcGroup from "@effect/rpc/RpcGroup"
 import { Effect } from "effect"
-import { operation } from "../../operations/Operation.js"
+import { operation, rpcOf } from "../../operations/Operation.js"
 import type { OperationHandlers } from "../../operations/OperationHandlers.js"
 import type { GraphqlApi } from "./GraphqlApi.js"
 import { describedSchema } from "./Descriptions.js"
@@ -28,9 +28,9 @@ export const resourceGraphql = <Rpcs extends Rpc.Any>(resource: {
   const createField = `create${resource.name[0]!.toUpperCase()}${resource.name.slice(1)}`
   return {
     schema: describedSchema(buildSchema(resource.sdl), {
-      [resource.name]: { rpc: resource.table.requests.get(resource.get)! },
-      [createField]: { rpc: resource.table.requests.get(resource.create)! },
-      [resource.list.field]: { rpc: resource.table.requests.get(resource.list.operation)! }
+      [resource.name]: { rpc: rpcOf(resource.table, resource.get) },
+      [createField]: { rpc: rpcOf(resource.table, resource.create) },
+      [resource.list.field]: { rpc: rpcOf(resource.table, resource.list.operation) }
     }),
     operations: {
       [resource.name]: (args) => Effect.map(get(args), (value) => ({ [resource.name]: value })),

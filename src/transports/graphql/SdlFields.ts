@@ -1,4 +1,4 @@
-import { Option, type Schema, SchemaAST as AST } from "effect"
+import { Option, Predicate, type Schema, SchemaAST as AST } from "effect"
 import { isAbsent, objectOf } from "../SchemaShape.js"
 
 /**
@@ -23,7 +23,7 @@ export const sdlFields = (schema: Schema.Schema.Any): string => {
 }
 
 const isInteger = (ast: AST.AST) =>
-  Option.exists(AST.getJSONSchemaAnnotation(ast), (json) => (json as { type?: unknown }).type === "integer")
+  Option.exists(AST.getJSONSchemaAnnotation(ast), (json) => Predicate.hasProperty(json, "type") && json.type === "integer")
 
 /** The scalar a value is on the wire: a transformation by what it is encoded from. */
 const scalarOf = (ast: AST.AST): string | undefined => {

@@ -116,7 +116,7 @@ export const callTelemetry = <R>(
   const { accessLog, route, tracing } = options
   const run = Runtime.runSync(runtime)
   // The access line goes straight to the process's loggers, as Effect.logInfo would hand it to
-  // them, without running a fiber for it: at one line per call, that fiber was most of its cost.
+  // them, without running a fiber for it: at one line per call, that fiber would be most of its cost.
   // A logger that writes access lines from their fields (the JSON one) is given just those; the
   // others a log line, made only if there are any. Effect's tracer logger is left out: it adds a
   // line to the current span, and an access line is written outside of any.
@@ -138,7 +138,7 @@ export const callTelemetry = <R>(
       context: runtime.fiberRefs,
       spans: List.empty<LogSpan.LogSpan>(),
       annotations: HashMap.make(
-        ["access", true as unknown],
+        ["access", true],
         ...Object.entries(traceId === undefined ? fields : { ...fields, traceId, spanId })
       ),
       date: new Date()
@@ -179,7 +179,7 @@ export const callTelemetry = <R>(
       // The caller's trace continues.
       const { attributes, name } = spanOf(call, route)
       // No stack trace: it would always point here, and capturing it (an Error and its stack
-      // formatted as an attribute) was among the larger costs of a traced call.
+      // formatted as an attribute) is among the larger costs of a traced call.
       const span = run(Effect.makeSpan(name, {
         kind: "server",
         attributes,

@@ -114,8 +114,8 @@ export const finalCode = (call: Call, response: Response): string => {
  * annotation. Every style runs a call's Effect as a fiber of its own (a request's in the platform,
  * one per handler run in Connect and GraphQL), so the note is set on that fiber for the rest of its
  * life rather than scoped. One fiber-local, set once: each change copies the fiber's locals (a JS
- * Map), and callgrind counted those copies among the largest per-call costs (an earlier run, in the
- * history of docs/benchmarks.md). A request the pipeline did not see (no call record) gets a note of its own.
+ * Map), a copy of every local per change on every call's path. A request the pipeline did not see
+ * (no call record) gets a note of its own.
  */
 export const withinCall = (call: Call | undefined, requestId: string) => <A, E, R>(effect: Effect.Effect<A, E, R>) => {
   const note: CallNote = call ?? { requestId, operation: undefined, outcome: undefined, traced: false }

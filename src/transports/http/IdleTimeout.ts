@@ -6,14 +6,15 @@ import type { RequestHandler, Response } from "./PortListener.js"
 /*
  * IDLE_TIMEOUT_MS closes a connection that has nothing to do. Both Node servers have a timeout for
  * that (`server.setTimeout`), but it counts silence on the socket (HTTP/2: on the session), and a
- * call the server works on for longer is silent: Node destroyed its connection under it (HTTP/1.1:
- * ECONNRESET; HTTP/2: every stream reset CANCEL) while the call ran on, and committed. Both servers
- * let a 'timeout' listener decide instead of destroying; this one keeps a connection while an
- * answer it owes is still being made, and closes the others as Node did.
+ * call the server works on for longer is silent: Node would destroy its connection under it
+ * (HTTP/1.1: ECONNRESET; HTTP/2: every stream reset CANCEL) while the call runs on and commits, so
+ * the caller is told nothing of a write that happened. Both servers let a 'timeout' listener decide
+ * instead of destroying; this one keeps a connection while an answer it owes is still being made,
+ * and closes the others as Node's own timeout would.
  *
  * "Being made" ends when the handler has ended its answer, not when the client has read it: a
  * client that stops reading an answer it was given is idle for this purpose, and its connection is
- * closed as before (without that, a client could hold a connection forever by not reading).
+ * closed (without that, a client could hold a connection forever by not reading).
  */
 
 type Connection = net.Socket | http2.Http2Session

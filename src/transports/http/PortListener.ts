@@ -112,7 +112,7 @@ export const listen = (handler: RequestHandler, options: ListenOptions) =>
       // from its 'listening' event, which a server fed through 'connection' never fires itself.
       h1.emit("listening")
       // Node's own default allows 2^32-1 streams per connection: 20,000 never-finished streams on 4
-      // connections raised RSS from 128 to 594 MiB. Streams over the limit get REFUSED_STREAM.
+      // connections take RSS from 128 to 594 MiB. Streams over the limit get REFUSED_STREAM.
       const h2 = http2.createServer(
         { settings: { maxConcurrentStreams: options.maxStreamsPerConnection } },
         limitStreamResets(withStreamDeadline(noted, options.requestTimeoutMillis), options.maxStreamResets)

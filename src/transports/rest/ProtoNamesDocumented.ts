@@ -12,6 +12,12 @@ type JsonSchema = { readonly [key: string]: unknown }
 
 const isSchema = (value: unknown): value is JsonSchema => typeof value === "object" && value !== null && !Array.isArray(value)
 
+/** A schema's `required`: the names it lists, none when it has no list. */
+const requiredOf = (schema: JsonSchema): ReadonlyArray<string> => {
+  const required = schema["required"]
+  return Array.isArray(required) ? required.filter((name): name is string => typeof name === "string") : []
+}
+
 const withProtoNames = (schema: JsonSchema): JsonSchema => {
   const result: Record<string, unknown> = { ...schema }
   if (Array.isArray(schema["anyOf"])) result["anyOf"] = schema["anyOf"].map((member) => (isSchema(member) ? withProtoNames(member) : member))
@@ -28,7 +34,7 @@ const withProtoNames = (schema: JsonSchema): JsonSchema => {
     const description = `${json}, by its proto name (${json} is read when both are given)`
     return [[json, property], [proto, { ...(property as JsonSchema), description }]]
   }))
-  const required = Array.isArray(schema["required"]) ? (schema["required"] as ReadonlyArray<string>) : []
+  const required = requiredOf(schema)
   const either = required.filter((json) => aliases.has(json))
   if (either.length > 0) {
     result["required"] = required.filter((json) => !aliases.has(json))
@@ -51,7 +57,7 @@ const exampleOf = (schema: JsonSchema, schemas: Record<string, JsonSchema>): unk
   if (Array.isArray(schema["examples"]) && schema["examples"].length > 0) return schema["examples"][0]
   const properties = schema["properties"]
   if (!isSchema(properties)) return undefined
-  const required = new Set(Array.isArray(schema["required"]) ? (schema["required"] as ReadonlyArray<string>) : [])
+  const required = new Set(requiredOf(schema))
   const example: Record<string, unknown> = {}
   for (const [name, property] of Object.entries(properties)) {
     const value = isSchema(property) ? exampleOf(property, schemas) : undefined

@@ -57,8 +57,9 @@ const correctConnectError = (error: unknown, correct: ErrorCorrection): Record<s
 export const correctConnectEndStream = (chunk: Uint8Array, correct: ErrorCorrection): Uint8Array | undefined => {
   const data = soleEnvelope(chunk, connectEndStreamFlag)
   const end = data === undefined ? undefined : parseJson(data)
-  const error = isRecord(end) ? correctConnectError(end.error, correct) : undefined
-  return error === undefined ? undefined : encodeEnvelope(connectEndStreamFlag, jsonBytes({ ...(end as object), error }))
+  if (!isRecord(end)) return undefined
+  const error = correctConnectError(end.error, correct)
+  return error === undefined ? undefined : encodeEnvelope(connectEndStreamFlag, jsonBytes({ ...end, error }))
 }
 
 /** A Connect unary error body corrected, with the HTTP status its code now has; else undefined. */
