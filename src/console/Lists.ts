@@ -2,6 +2,7 @@ import { rest, type ServiceName, type Services } from "./Api.js"
 import { period, when } from "./Dates.js"
 import { type Column, h, link } from "./Dom.js"
 import { type ListPage, pageSize } from "./ListPage.js"
+import { furtherColumns } from "./FurtherFields.js"
 import { type NamedLink, orgLink, profileLink, withReason } from "./Names.js"
 import type { License, Org, Profile, Run } from "./Resources.js"
 import { href, recordHref } from "./Route.js"
@@ -38,9 +39,10 @@ export const orgList: ListPage<Org> = {
   plural: "organizations",
   singular: "organization",
   load: (services, { pageToken }) => listed(services, "org", "/orgs", "orgs", pageToken),
-  columns: async () => ({
+  columns: async (_, orgs) => ({
     columns: [
       { heading: "Name", cell: (org) => link(recordHref("orgs", org.id), org.name) },
+      ...furtherColumns(orgs, ["name", "id"]),
       { heading: "Profiles", cell: (org) => link(href("profiles", { org: org.id }), "Show profiles") }
     ]
   })
@@ -63,6 +65,7 @@ export const profileList: ListPage<Profile> = {
     const columns: ReadonlyArray<Column<Profile>> = [
       { heading: "Full name", cell: (profile) => link(recordHref("profiles", profile.id), profile.fullName) },
       { heading: "Organization", cell: (profile) => orgs.at(profile.orgId) },
+      ...furtherColumns(profiles, ["fullName", "orgId", "id"]),
       { heading: "Licenses", cell: (profile) => link(href("licenses", { user: profile.id }), "Show licenses") }
     ]
     return { columns, failed: orgs.failed }
@@ -85,7 +88,8 @@ export const licenseList: ListPage<License> = {
     const holders = await linksOf(licenses.map((license) => license.userId), (userId) => profileLink(services, userId))
     const columns: ReadonlyArray<Column<License>> = [
       { heading: "Period", cell: (license) => link(recordHref("licenses", license.id), period(license.start, license.end)) },
-      { heading: "Holder", cell: (license) => holders.at(license.userId) }
+      { heading: "Holder", cell: (license) => holders.at(license.userId) },
+      ...furtherColumns(licenses, ["start", "end", "userId", "id"])
     ]
     return { columns, failed: holders.failed }
   }

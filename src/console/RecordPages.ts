@@ -2,6 +2,7 @@ import { rest, segment, type Services } from "./Api.js"
 import { period, when } from "./Dates.js"
 import { type Child, h, id, link, record } from "./Dom.js"
 import { failure } from "./Failure.js"
+import { furtherFields } from "./FurtherFields.js"
 import { orgLink, profileLink, withReason } from "./Names.js"
 import type { License, Org, Profile, Run } from "./Resources.js"
 import { href, recordHref } from "./Route.js"
@@ -26,7 +27,7 @@ export const orgPage = (services: Services, orgId: string) =>
   recordPage("Organization", "organization", async () => {
     const { org } = await rest<{ org: Org }>(services, "org", `/orgs/${segment(orgId)}`)
     return [
-      record([["Name", org.name], ["Id", id(org.id)]]),
+      record([["Name", org.name], ...furtherFields(org, ["name", "id"]), ["Id", id(org.id)]]),
       related(link(href("profiles", { org: org.id }), "Profiles in this organization"))
     ]
   })
@@ -36,7 +37,12 @@ export const profilePage = (services: Services, profileId: string) =>
     const { profile } = await rest<{ profile: Profile }>(services, "profile", `/profiles/${segment(profileId)}`)
     const organization = await orgLink(services, profile.orgId)
     return [
-      record([["Full name", profile.fullName], ["Organization", withReason(organization, "organization")], ["Id", id(profile.id)]]),
+      record([
+        ["Full name", profile.fullName],
+        ["Organization", withReason(organization, "organization")],
+        ...furtherFields(profile, ["fullName", "orgId", "id"]),
+        ["Id", id(profile.id)]
+      ]),
       related(link(href("licenses", { user: profile.id }), "Licenses of this person"))
     ]
   })
@@ -50,6 +56,7 @@ export const licensePage = (services: Services, licenseId: string) =>
         ["Holder", withReason(holder, "holder")],
         ["Starts", when(license.start)],
         ["Ends", when(license.end)],
+        ...furtherFields(license, ["userId", "start", "end", "id"]),
         ["Id", id(license.id)]
       ])
     ]
