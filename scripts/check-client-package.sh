@@ -22,7 +22,7 @@ block=$(awk '/<!-- examples:consumer -->/{on=1;next} /<!-- \/examples:consumer -
   | awk '/^```sh/{on=1;next} on&&/^```/{exit} on')
 [ -n "$block" ] || { echo "README.md has no consumer block (<!-- examples:consumer -->)" >&2; exit 1; }
 expected=$(printf '%s\n' "$block" | tac | awk '/^# /{print substr($0, 3); next} {exit}' | tac)
-tarball=$(printf '%s\n' "$block" | grep -o '\./onboarding-services-client-[^ ]*\.tgz' | head -n 1)
+tarball=$(awk 'match($0, /\.\/onboarding-services-client-[^ ]*\.tgz/) { print substr($0, RSTART, RLENGTH); exit }' <<<"$block")
 [ -n "$tarball" ] || { echo "the consumer block installs no ./onboarding-services-client-*.tgz" >&2; exit 1; }
 
 # Ports of our own, so that a service already on the README's 9090 is never the one called.
