@@ -2,6 +2,9 @@ import { Schema } from "effect"
 
 export const maxNameLength = 200
 
+/** The rule as the fields that hold a name describe it (OpenAPI, GraphQL, the proto comments). */
+export const nameRule = `1 to ${maxNameLength} characters, at least one of them visible`
+
 /** With the `u` flag a surrogate pair is one code point, so only an unpaired surrogate is `Cs`. */
 const loneSurrogate = /\p{Cs}/u
 

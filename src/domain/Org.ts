@@ -1,13 +1,13 @@
 import { Schema } from "effect"
 import { described } from "./Described.js"
 import { OrgId } from "./Ids.js"
-import { Name } from "./Name.js"
+import { Name, nameRule } from "./Name.js"
 import { listRequest, nextPageToken, type PageQuery, pageQuery } from "./Page.js"
 
 /** An org as the service writes it, every field always; created with the same fields. */
 export class Org extends Schema.Class<Org>("Org")({
   id: described(OrgId, "the org's id: a UUID the caller chooses"),
-  name: described(Name, "the org's display name: 1 to 200 characters, at least one of them visible").annotations({ examples: ["Acme Corporation"] })
+  name: described(Name, `the org's display name: ${nameRule}`).annotations({ examples: ["Acme Corporation"] })
 }, { description: "An organization: a customer being onboarded" }) {}
 
 export class ListOrgsRequest

@@ -1,13 +1,13 @@
 import { Schema } from "effect"
 import { described } from "./Described.js"
 import { OrgId, ProfileId } from "./Ids.js"
-import { Name } from "./Name.js"
+import { Name, nameRule } from "./Name.js"
 import { listRequest, nextPageToken, optionalFilter, type PageQuery, pageQuery } from "./Page.js"
 
 /** A person in an org. The org's existence is not checked on direct creates (contract §3). */
 export class Profile extends Schema.Class<Profile>("Profile")({
   id: described(ProfileId, "the profile's id: a UUID the caller chooses"),
-  fullName: described(Name, "the person's full name: 1 to 200 characters, at least one of them visible").annotations({ examples: ["Ada Lovelace"] }),
+  fullName: described(Name, `the person's full name: ${nameRule}`).annotations({ examples: ["Ada Lovelace"] }),
   orgId: described(OrgId, "the org the person belongs to (a UUID)")
 }, { description: "A person in an org" }) {}
 
