@@ -4,6 +4,7 @@ import { CreateLicenseRequestSchema, GetLicenseRequestSchema } from "../src/gen/
 import { CreateOrgRequestSchema, GetOrgRequestSchema } from "../src/gen/org/v1beta1/org_pb.js"
 import { CreateProfileRequestSchema, GetProfileRequestSchema } from "../src/gen/profile/v1beta1/profile_pb.js"
 import { CreateOnboardingWorkflowRequestSchema } from "../src/gen/workflow/v1beta1/workflow_pb.js"
+import { statements, tables } from "./baselines/statements.js"
 
 /**
  * What each measured call sends, per operation and access style. A create needs a fresh id per
@@ -219,19 +220,27 @@ export const withId = (bytes: Uint8Array, id: string): Uint8Array =>
   Buffer.from(Buffer.from(bytes).toString("latin1").split(idMarker).join(id), "latin1")
 
 /** The workflow statements for pgbench, as the services send them, in one transaction. */
-export const pgbenchWorkflowScript = (statements: Readonly<Record<string, string>>) => {
-  const at = (name: string) => statements[name]!.replace(/\s+/g, " ")
+export const pgbenchWorkflowScript = () => {
+  const at = (name: keyof typeof statements) => statements[name].replace(/\s+/g, " ")
   // pgbench has no UUID variables: ids are derived from one random number per transaction.
-  const ids = ["md5('w' || :n)::uuid", "md5('o' || :n)::uuid", "md5('p' || :n)::uuid", "md5('l' || :n)::uuid"]
-  const bind = (sql: string, values: ReadonlyArray<string>) =>
-    sql.replace(/\$(\d+)/g, (_, index: string) => values[Number(index) - 1]!)
+  const [workflowId, orgId, profileId, licenseId] = ["w", "o", "p", "l"].map((kind) => `md5('${kind}' || :n)::uuid`)
+  // Each value is SQL text already; a field the request leaves out is SQL null, as the services bind it.
+  const bind = (sql: string, values: ReadonlyArray<unknown>) =>
+    sql.replace(/\$(\d+)/g, (_, index: string) => String(values[Number(index) - 1] ?? "null"))
   return [
     "\\set n random(1, 4611686018427387903)",
     "BEGIN;",
-    bind(at("claimRun"), [...ids, "'completed'", "'" + "0".repeat(64) + "'"]) + ";",
-    bind(at("insertOrg"), [ids[1]!, `'${orgName}'`]) + ";",
-    bind(at("insertProfile"), [ids[2]!, `'${fullName}'`, ids[1]!]) + ";",
-    bind(at("insertLicense"), [ids[3]!, ids[2]!, `'${start}'`, `'${end}'`]) + ";",
+    bind(at("claimRun"), tables.runs.values({
+      workflowId,
+      orgId,
+      profileId,
+      licenseId,
+      status: "'completed'",
+      fingerprint: "'" + "0".repeat(64) + "'"
+    })) + ";",
+    bind(at("insertOrg"), tables.orgs.values({ id: orgId, name: `'${orgName}'` })) + ";",
+    bind(at("insertProfile"), tables.profiles.values({ id: profileId, fullName: `'${fullName}'`, orgId })) + ";",
+    bind(at("insertLicense"), tables.licenses.values({ id: licenseId, userId: profileId, start: `'${start}'`, end: `'${end}'` })) + ";",
     "COMMIT;",
     ""
   ].join("\n")

@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { fileURLToPath } from "node:url"
 import pg from "pg"
-import { statements } from "./baselines/statements.js"
+import { statements, tables } from "./baselines/statements.js"
 import type { Seed } from "./Scenarios.js"
 
 /** The benchmark's own database on the given server, dropped afterwards: other runs share the server. */
@@ -42,9 +42,11 @@ export const seededDatabase = async (serverUrl: string, prefix: string, seed: Se
   const client = new pg.Client({ connectionString: database.url })
   await client.connect()
   try {
-    await client.query(statements.insertOrg, [seed.orgId, "Acme Tools"])
-    await client.query(statements.insertProfile, [seed.profileId, "Ada Lovelace", seed.orgId])
-    await client.query(statements.insertLicense, [seed.licenseId, seed.profileId, "2026-01-01T00:00:00Z", "2027-01-01T00:00:00Z"])
+    await client.query(statements.insertOrg, [...tables.orgs.values({ id: seed.orgId, name: "Acme Tools" })])
+    await client.query(statements.insertProfile, [...tables.profiles.values({ id: seed.profileId, fullName: "Ada Lovelace", orgId: seed.orgId })])
+    await client.query(statements.insertLicense, [
+      ...tables.licenses.values({ id: seed.licenseId, userId: seed.profileId, start: "2026-01-01T00:00:00Z", end: "2027-01-01T00:00:00Z" })
+    ])
   } finally {
     await client.end()
   }

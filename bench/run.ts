@@ -7,7 +7,6 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { statements } from "./baselines/statements.js"
 import { type BaselineServer, baselines } from "./Baselines.js"
 import { checkCall } from "./Check.js"
 import { grpcNode } from "./load/grpcNode.js"
@@ -35,7 +34,6 @@ import {
   type Style,
   styles
 } from "./Scenarios.js"
-import { statementsDrift } from "./StatementsCheck.js"
 import { createDatabase, dropDatabase } from "./TempDatabase.js"
 import { noFailedRequests, targets, tracedOperations } from "./Targets.js"
 import { ensureTools } from "./Tools.js"
@@ -47,12 +45,6 @@ const options = parseOptions(process.argv.slice(2))
 if (options === "help") {
   console.log(usage)
   process.exit(0)
-}
-// The baselines must send exactly the services' statements, or they would not measure the same work.
-const drift = statementsDrift()
-if (drift.length > 0) {
-  console.error(`bench/baselines/statements.ts no longer holds the services' statements:\n${drift.join("\n")}`)
-  process.exit(2)
 }
 ensureTools((process.env["DATABASE_URL"] ?? "") !== "")
 const scratch = mkdtempSync(join(tmpdir(), "onboarding-bench-"))
@@ -254,7 +246,7 @@ const onPostgres = async (serverUrl: string) => {
     for (const server of Object.keys(baselines) as Array<BaselineServer>) await baseline(server)
     if (options.only === undefined || options.only.test("CreateOnboardingWorkflow pgbench")) {
       log("baseline (c): pgbench")
-      const script = pgbenchWorkflowScript(statements)
+      const script = pgbenchWorkflowScript()
       for (const concurrency of options.concurrencies) {
         const measured = await pgbench(script, database.url, { concurrency, seconds: options.seconds }, scratch)
         cells.push({ server: "c", operation: "CreateOnboardingWorkflow", style: "pgbench", concurrency, measured })

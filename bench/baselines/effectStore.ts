@@ -9,7 +9,7 @@
 import * as PgClient from "@effect/sql-pg/PgClient"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect, Layer, Redacted } from "effect"
-import { statements } from "./statements.js"
+import { statements, tables } from "./statements.js"
 import {
   claimRunValues,
   type Created,
@@ -18,7 +18,8 @@ import {
   type OrgRow,
   type ProfileRow,
   sameFields,
-  type WorkflowInput
+  type WorkflowInput,
+  workflowRows
 } from "./store.js"
 
 /** The pool as (d) has always made it: tracing off, as in the services' default. */
@@ -53,13 +54,13 @@ export const makeEffectStore = Effect.gen(function*() {
     })
 
   return {
-    createOrg: (org: OrgRow) => insertOrReplay(statements.insertOrg, [org.id, org.name], statements.selectOrg, org),
+    createOrg: (org: OrgRow) => insertOrReplay(statements.insertOrg, tables.orgs.values(org), statements.selectOrg, org),
     getOrg: (id: string) => first<OrgRow>(statements.selectOrg, [id]),
     createProfile: (p: ProfileRow) =>
-      insertOrReplay(statements.insertProfile, [p.id, p.fullName, p.orgId], statements.selectProfile, p),
+      insertOrReplay(statements.insertProfile, tables.profiles.values(p), statements.selectProfile, p),
     getProfile: (id: string) => first<ProfileRow>(statements.selectProfile, [id]),
     createLicense: (l: LicenseRow) =>
-      insertOrReplay(statements.insertLicense, [l.id, l.userId, l.start, l.end], statements.selectLicense, l),
+      insertOrReplay(statements.insertLicense, tables.licenses.values(l), statements.selectLicense, l),
     getLicense: (id: string) => first<LicenseRow>(statements.selectLicense, [id]),
 
     /** The workflow's transaction: claim the run row, then the three rows; ids made here. */
@@ -68,9 +69,9 @@ export const makeEffectStore = Effect.gen(function*() {
         const ids = newWorkflowIds()
         return sql.withTransaction(Effect.gen(function*() {
           yield* sql.unsafe(statements.claimRun, claimRunValues(ids, input)).raw
-          yield* sql.unsafe(statements.insertOrg, [ids.orgId, input.orgName]).raw
-          yield* sql.unsafe(statements.insertProfile, [ids.profileId, input.fullName, ids.orgId]).raw
-          yield* sql.unsafe(statements.insertLicense, [ids.licenseId, ids.profileId, input.start, input.end]).raw
+          yield* sql.unsafe(statements.insertOrg, workflowRows(ids, input).org).raw
+          yield* sql.unsafe(statements.insertProfile, workflowRows(ids, input).profile).raw
+          yield* sql.unsafe(statements.insertLicense, workflowRows(ids, input).license).raw
           return ids
         }))
       })

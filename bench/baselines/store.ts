@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from "node:crypto"
 import pg from "pg"
-import { completed, statements } from "./statements.js"
+import { completed, statements, tables } from "./statements.js"
 
 /**
  * The data access a hand-written service would have, shared by baselines (a), (b) and (e): the same
@@ -50,14 +50,19 @@ export const newWorkflowIds = (): WorkflowIds => ({
 })
 
 /** `claimRun`'s parameters: the run's ids, its status, and the request's fingerprint (SHA-256 of its content). */
-export const claimRunValues = (ids: WorkflowIds, input: WorkflowInput): ReadonlyArray<unknown> => [
-  ids.workflowId,
-  ids.orgId,
-  ids.profileId,
-  ids.licenseId,
-  completed,
-  createHash("sha256").update(JSON.stringify([input.orgName, input.fullName, input.start, input.end])).digest("hex")
-]
+export const claimRunValues = (ids: WorkflowIds, input: WorkflowInput): ReadonlyArray<unknown> =>
+  tables.runs.values({
+    ...ids,
+    status: completed,
+    fingerprint: createHash("sha256").update(JSON.stringify([input.orgName, input.fullName, input.start, input.end])).digest("hex")
+  })
+
+/** The workflow's three rows' parameters, as the services bind them. */
+export const workflowRows = (ids: WorkflowIds, input: WorkflowInput) => ({
+  org: tables.orgs.values({ id: ids.orgId, name: input.orgName }),
+  profile: tables.profiles.values({ id: ids.profileId, fullName: input.fullName, orgId: ids.orgId }),
+  license: tables.licenses.values({ id: ids.licenseId, userId: ids.profileId, start: input.start, end: input.end })
+})
 
 export const openStore = (databaseUrl: string, poolSize: number) => {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: poolSize, application_name: "bench-baseline" })
@@ -77,13 +82,13 @@ export const openStore = (databaseUrl: string, poolSize: number) => {
   }
 
   return {
-    createOrg: (org: OrgRow) => insertOrReplay(statements.insertOrg, [org.id, org.name], statements.selectOrg, org),
+    createOrg: (org: OrgRow) => insertOrReplay(statements.insertOrg, tables.orgs.values(org), statements.selectOrg, org),
     getOrg: (id: string) => first<OrgRow>(statements.selectOrg, [id]),
     createProfile: (p: ProfileRow) =>
-      insertOrReplay(statements.insertProfile, [p.id, p.fullName, p.orgId], statements.selectProfile, p),
+      insertOrReplay(statements.insertProfile, tables.profiles.values(p), statements.selectProfile, p),
     getProfile: (id: string) => first<ProfileRow>(statements.selectProfile, [id]),
     createLicense: (l: LicenseRow) =>
-      insertOrReplay(statements.insertLicense, [l.id, l.userId, l.start, l.end], statements.selectLicense, l),
+      insertOrReplay(statements.insertLicense, tables.licenses.values(l), statements.selectLicense, l),
     getLicense: (id: string) => first<LicenseRow>(statements.selectLicense, [id]),
 
     /** The workflow's transaction: claim the run row, then the three rows; ids made here. */
@@ -92,10 +97,10 @@ export const openStore = (databaseUrl: string, poolSize: number) => {
       const client = await pool.connect()
       try {
         await client.query("BEGIN")
-        await client.query(statements.claimRun, claimRunValues(ids, input) as Array<unknown>)
-        await client.query(statements.insertOrg, [ids.orgId, input.orgName])
-        await client.query(statements.insertProfile, [ids.profileId, input.fullName, ids.orgId])
-        await client.query(statements.insertLicense, [ids.licenseId, ids.profileId, input.start, input.end])
+        await client.query(statements.claimRun, [...claimRunValues(ids, input)])
+        await client.query(statements.insertOrg, [...workflowRows(ids, input).org])
+        await client.query(statements.insertProfile, [...workflowRows(ids, input).profile])
+        await client.query(statements.insertLicense, [...workflowRows(ids, input).license])
         await client.query("COMMIT")
         return ids
       } catch (error) {

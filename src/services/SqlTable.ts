@@ -15,12 +15,15 @@ export const sqlTable = <const Fields extends Readonly<Record<string, Column>>>(
   const columns = Object.entries(fields).map(([field, column]) =>
     typeof column === "string" ? { field, column, timestamp: false } : { field, column: column.column, timestamp: true }
   )
+  const selectList = columns.map(({ column, field, timestamp }) => {
+    const read = timestamp ? utcText(column) : column
+    return read === field ? field : `${read} as "${field}"`
+  }).join(", ")
   return {
     /** `id, full_name as "fullName", …`: the row under the domain's field names. */
-    selectList: columns.map(({ column, field, timestamp }) => {
-      const read = timestamp ? utcText(column) : column
-      return read === field ? field : `${read} as "${field}"`
-    }).join(", "),
+    selectList,
+    /** `select <selectList> from <table> where <key> = $1`: one row by its key. */
+    selectBy: (key: string) => `select ${selectList} from ${table} where ${key} = $1`,
     /** `insert into <table> (…) values ($1, …) on conflict (<key>) do nothing`: answers the rows it wrote. */
     insertUnlessPresent: (key: string) =>
       `insert into ${table} (${columns.map(({ column }) => column).join(", ")}) values (${
