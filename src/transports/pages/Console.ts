@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs"
+import { existsSync, readdirSync, readFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import type { Request, Response } from "../http/PortListener.js"
@@ -39,30 +39,25 @@ const projectDirectory = (() => {
   return directory
 })()
 
-/** Every module main.js loads (Resources.ts holds only types: its imports are erased, it is never fetched). */
-const scripts: ReadonlyMap<string, Asset> = new Map(
-  [
-    "main.js",
-    "Api.js",
-    "Dates.js",
-    "Dom.js",
-    "Failure.js",
-    "Fields.js",
-    "ListPage.js",
-    "Lists.js",
-    "Names.js",
-    "OnboardingPage.js",
-    "RecordPages.js",
-    "Route.js"
-  ].map((name) => [
-    name,
-    asset(javascript, () => {
-      const file = join(projectDirectory, "dist", "console", name)
-      if (!existsSync(file)) throw new Error(`${file} is missing: run \`npm run build\``)
-      return readFileSync(file)
-    })
-  ])
-)
+const consoleDirectory = join(projectDirectory, "dist", "console")
+
+const scriptAsset = (name: string) =>
+  asset(javascript, () => {
+    const file = join(consoleDirectory, name)
+    if (!existsSync(file)) throw new Error(`${file} is missing: run \`npm run build\``)
+    return readFileSync(file)
+  })
+
+/**
+ * The console's modules, as its build emitted them: listed from `dist/console` once it is there,
+ * so a module added to the console is served with no edit here.
+ */
+let scripts: ReadonlyMap<string, Asset> | undefined
+const scriptNamed = (name: string): Asset | undefined => {
+  if (!existsSync(consoleDirectory)) return name === "main.js" ? scriptAsset(name) : undefined
+  scripts ??= new Map(readdirSync(consoleDirectory).filter((file) => file.endsWith(".js")).map((file) => [file, scriptAsset(file)]))
+  return scripts.get(name)
+}
 
 const consolePage = page(
   "Onboarding console",
@@ -167,7 +162,7 @@ export const consolePages = (settings: ConsoleSettings) => {
       send(request, response, styles, "no-cache")
       return true
     }
-    const script = path.startsWith("/console/") ? scripts.get(path.slice("/console/".length)) : undefined
+    const script = path.startsWith("/console/") ? scriptNamed(path.slice("/console/".length)) : undefined
     if (script === undefined) return false
     // Revalidated each time (ETag): a rebuilt console is seen at once.
     send(request, response, script, "no-cache")
