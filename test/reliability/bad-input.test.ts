@@ -1768,12 +1768,12 @@ describe(`bad input, every style (${testDatabaseKind})`, () => {
       ...workflow(),
       license: { start, end, seats: 5 },
       org: { name: "Initech", domain: "initech.example" },
-      profile: { full_name: "Peter Gibbons", nickname: "Pete" },
+      profile: { full_name: "Peter Gibbons", shoeSize: 10 },
       tracing: { spanId: "abc" }
     }
     // field 15, varint 1: CreateOrgRequest has no such field
     const withUnknownField = () => Buffer.concat([validOrg(), Uint8Array.from([0x78, 0x01])])
-    const extrasPaths = ["license.seats", "org.domain", "profile.nickname", "tracing"]
+    const extrasPaths = ["license.seats", "org.domain", "profile.shoeSize", "tracing"]
     /** Refused in the style's form of invalid_argument (`want`), naming each of `paths` as unknown, in any order. */
     const refusedNaming = (want: (message: string) => Want, ...paths: ReadonlyArray<string>) => (answer: Answer) => {
       const { message: _, ...form } = want("")

@@ -179,8 +179,10 @@ describe("GET /openapi.json", () => {
           const [path, message] = createBodies[port]
           const reference = document.paths[path]!["post"]!.requestBody!.content["application/json"]!.schema.$ref!
           const body = document.components.schemas[reference.replace("#/components/schemas/", "")] as BodySchema
-          // The path carries a resource's id; its body may repeat it (`id`), and needs every other field.
-          const required = message.fields.map((field) => field.jsonName).filter((json) => json !== "id" && json !== "workflowOptions")
+          // The path carries a resource's id; its body may repeat it (`id`), and needs every other
+          // field but those the proto marks optional.
+          const required = message.fields.filter((field) => !field.proto.proto3Optional)
+            .map((field) => field.jsonName).filter((json) => json !== "id" && json !== "workflowOptions")
           expect({ port, differences: differences(body, message, required) }).toEqual({ port, differences: [] })
         }
       }))

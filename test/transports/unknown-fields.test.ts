@@ -75,10 +75,10 @@ const workflowWithExtras = (workflowId: string) => ({
   workflow_options: { workflow_id: workflowId, retries: 3 },
   license: { start, end, seats: 5 },
   org: { name: "Initech", domain: "initech.example" },
-  profile: { full_name: "Peter Gibbons", nickname: "Pete" },
+  profile: { full_name: "Peter Gibbons", shoeSize: 10 },
   tracing: { spanId: "abc" }
 })
-const workflowUnknowns = unknown("workflowOptions.retries", "license.seats", "org.domain", "profile.nickname", "tracing")
+const workflowUnknowns = unknown("workflowOptions.retries", "license.seats", "org.domain", "profile.shoeSize", "tracing")
 
 describe("unknown JSON fields", () => {
   layer(inProcessServers(), { timeout: 120_000, excludeTestServices: true })((it) => {
@@ -265,7 +265,7 @@ describe("unknown JSON fields", () => {
           workflowOptions: { workflowId, retries: 3 },
           license: { start, end, seats: 5 },
           org: { name: "Initech", domain: "initech.example" },
-          profile: { fullName: "Peter Gibbons", nickname: "Pete" },
+          profile: { fullName: "Peter Gibbons", shoeSize: 10 },
           tracing: { spanId: "abc" }
         }
         return refused(
