@@ -108,8 +108,10 @@ const differences = (schema: BodySchema, message: DescMessage, required: Readonl
     for (const name of new Set([field.name, field.jsonName])) {
       const nested = properties[name] as BodySchema | undefined
       if (nested === undefined) continue
-      // A nested message's required fields are what the domain requires: every field but the workflow id.
-      const nestedRequired = field.message.fields.map((each) => each.jsonName).filter((json) => json !== "workflowId")
+      // A nested message's required fields are what the domain requires: every field but the
+      // workflow id and those the proto marks optional.
+      const nestedRequired = field.message.fields.filter((each) => !each.proto.proto3Optional)
+        .map((each) => each.jsonName).filter((json) => json !== "workflowId")
       found.push(...differences(nested, field.message, nestedRequired, `${path}${name}.`))
     }
   }
