@@ -18,7 +18,9 @@ describe("a table derived from its domain class", () => {
     })
     expect(derived.selectList).toBe(literal.selectList)
     expect(derived.insertUnlessPresent("id")).toBe(literal.insertUnlessPresent("id"))
-    expect(domainTable("profiles", Profile).insertUnlessPresent("id"))
+    // Profile's fields as the literal declaration knew them, likewise.
+    const { fullName, orgId } = Profile.fields
+    expect(domainTable("profiles", { fields: { id: Profile.fields.id, fullName, orgId } }).insertUnlessPresent("id"))
       .toBe("insert into profiles (id, full_name, org_id) values ($1, $2, $3) on conflict (id) do nothing")
   })
 

@@ -21,7 +21,7 @@ const services = Layer.mergeAll(Orgs.Default, Profiles.Default, Licenses.Default
  * A stored row is read without the domain's checks (StoredRow.ts) only because the database gives
  * it back in the domain's own form. Each resource's rows, as the services select them, read both
  * ways: the value constructed from the row must be the value its decode gives, and encoding it
- * must give the row back. A column the database renders otherwise (a time not in canonical UTC
+ * must give the row back (less its null columns: optional fields left out). A column the database renders otherwise (a time not in canonical UTC
  * text, an id in capitals) fails here.
  */
 describe(`stored rows on ${testDatabaseKind}`, () => {
@@ -34,7 +34,8 @@ describe(`stored rows on ${testDatabaseKind}`, () => {
         const decoded = Schema.decodeUnknownSync(Result)(row)
         expect(Equal.equals(trusted, decoded), JSON.stringify(row)).toBe(true)
         expect(trusted).toEqual(decoded)
-        expect(Schema.encodeSync(Result)(trusted)).toEqual(row)
+        // A null column is an optional field left out (a column added after the row was written).
+        expect(Schema.encodeSync(Result)(trusted)).toEqual(Object.fromEntries(Object.entries(row ?? {}).filter(([, value]) => value !== null)))
       })
 
     it.effect("orgs, profiles and licenses: the value made from the row is the value decoded from it", () =>
