@@ -247,13 +247,14 @@ describe("SQL", () => {
     const texts = sources.flatMap((source) =>
       [...source.matchAll(/statements\.(?:rows|count)\(\s*(["`])([\s\S]*?)\1\s*\)/g)].map((m) => m[2]!)
     )
-    // An insert written by a table's declaration (SqlTable.ts): its columns, and $n for each value.
+    // An insert or a select by key written by a table's declaration (SqlTable.ts): its columns,
+    // the key's column, and $n for each value.
     const inserts = sources.flatMap((source) =>
-      [...source.matchAll(/statements\.count\(\s*[a-z]+\.insertUnlessPresent\("[a-z_]+"\)\s*\)/g)].map((m) => m[0])
+      [...source.matchAll(/statements\.(?:rows|count)\(\s*[a-z][A-Za-z]*\.(?:insertUnlessPresent|selectBy)\("[a-z_]+"\)\s*\)/g)].map((m) => m[0])
     )
     expect(texts.length + inserts.length).toBeGreaterThanOrEqual(8)
     const interpolated = texts.flatMap((text) => [...text.matchAll(/\$\{([^}]*)\}/g)].map((m) => m[1]!))
-    expect(interpolated.filter((expression) => !/^(utcText\("[a-z_]+"\)|createdAt|[a-z]+\.selectList)$/.test(expression)))
+    expect(interpolated.filter((expression) => !/^(utcText\("[a-z_]+"\)|createdAt|[a-z][A-Za-z]*\.selectList)$/.test(expression)))
       .toEqual([])
     // Every table's declaration names its columns as literals, or derives them from a domain
     // class's field names (domainTable, which refuses any name that is not [a-z][a-z0-9_]*).
