@@ -1,9 +1,10 @@
-import { Effect } from "effect"
+import { Effect, type Scope } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { freePort, type Running, startProcess } from "../e2e/support/Processes.js"
 import type { ServiceUrls } from "../e2e/support/StyleClient.js"
+import { serveEmbeddedPostgres } from "../../src/services/EmbeddedPostgres.js"
 import { freshServerDatabase, serverUrl } from "./TestDatabase.js"
 
 /**
@@ -13,12 +14,17 @@ import { freshServerDatabase, serverUrl } from "./TestDatabase.js"
 export const persistentDeployment = Effect.gen(function*() {
   const ports = yield* Effect.promise(() => Promise.all([freePort(), freePort(), freePort(), freePort()]))
   let database: Record<string, string>
+  /** A URL to the stored data, for a look at it in SQL: on the embedded database, only once the process has stopped (it holds the directory). */
+  let stored: Effect.Effect<string, unknown, Scope.Scope>
   if (serverUrl === undefined) {
     const dataDir = mkdtempSync(join(tmpdir(), "onboarding-data-"))
     yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(dataDir, { recursive: true, force: true })))
     database = { DATA_DIR: dataDir }
+    stored = Effect.map(serveEmbeddedPostgres(dataDir), ({ host, port }) => `postgres://postgres@${host}:${port}/postgres`)
   } else {
-    database = { DATABASE_URL: (yield* freshServerDatabase(serverUrl)).url }
+    const url = (yield* freshServerDatabase(serverUrl)).url
+    database = { DATABASE_URL: url }
+    stored = Effect.succeed(url)
   }
   const env = {
     ...database,
@@ -33,5 +39,5 @@ export const persistentDeployment = Effect.gen(function*() {
     license: `http://127.0.0.1:${ports[2]}`,
     workflow: `http://127.0.0.1:${ports[3]}`
   }
-  return { urls, start: (): Promise<Running> => startProcess("all", env, 4), kind: serverUrl === undefined ? "embedded" : "postgresql" }
+  return { urls, start: (): Promise<Running> => startProcess("all", env, 4), kind: serverUrl === undefined ? "embedded" : "postgresql", stored }
 })
