@@ -54,7 +54,7 @@ const declarations = [
   /^operations\/(Org|Profile|License|Workflow)Operations\.js$/,
   /^operations\/(WireShape|OperationHandlers)\.js$/,
   /^transports\/ErrorCodes\.js$/,
-  /^transports\/rest\/(HttpApis|RestErrors|FieldNames|ProtoNamesDocumented)\.js$/
+  /^transports\/rest\/(HttpApis|ListEndpoint|RestErrors|FieldNames|ProtoNamesDocumented)\.js$/
 ]
 
 /** The server's: its database and drivers, and Node's built-ins (the client's transports bring their own). */

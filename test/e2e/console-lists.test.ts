@@ -19,6 +19,16 @@ const rowTexts = async (page: Page, count: number) => {
   return rows(page).allInnerTexts()
 }
 
+/**
+ * Until the table shows `count` rows, row `index` holding `text`: a page of as many rows as the
+ * one it replaces has the right count before its rows are in place.
+ */
+const rowShowing = async (page: Page, count: number, index: number, text: string) =>
+  expect.poll(async () => {
+    const texts = await rows(page).allInnerTexts()
+    return texts.length === count ? texts[index] ?? "" : ""
+  }, { timeout: 15_000 }).toContain(text)
+
 const put = async (url: string, body: unknown) => {
   const reply = await fetch(url, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })
   expect(reply.status).toBe(200)
@@ -85,12 +95,12 @@ describe.skipIf(chromiumPath === undefined)("the console's lists, in Chromium", 
     expect(await page.locator("caption").innerText()).toBe("Organizations 11–13, newest first")
 
     await page.getByRole("link", { name: "← Previous page" }).click()
-    expect((await rowTexts(page, 10))[1]).toContain("Listed 11")
+    await rowShowing(page, 10, 1, "Listed 11")
     expect(page.url()).toMatch(/#\/orgs$/)
     await page.goBack()
     expect((await rowTexts(page, 3))[0]).toContain("Listed 2")
     await page.goBack()
-    expect((await rowTexts(page, 10))[1]).toContain("Listed 11")
+    await rowShowing(page, 10, 1, "Listed 11")
 
     // A row opens its record.
     await page.getByRole("link", { name: "Listed 11" }).click()
@@ -112,7 +122,7 @@ describe.skipIf(chromiumPath === undefined)("the console's lists, in Chromium", 
     expect(pageOne.every((row) => row.includes("Crowded Org"))).toBe(true)
 
     await page.getByRole("link", { name: "Next page →" }).click()
-    expect((await rowTexts(page, 10))[0]).toContain("Member 14")
+    await rowShowing(page, 10, 0, "Member 14")
     await page.getByRole("link", { name: "Next page →" }).click()
     expect(await rowTexts(page, 5)).toEqual([4, 3, 2, 1, 0].map((i) => expect.stringContaining(`Member ${i}`)))
     expect(page.url()).toContain(`org=${seeded.crowdedOrg.id}`)
@@ -120,9 +130,9 @@ describe.skipIf(chromiumPath === undefined)("the console's lists, in Chromium", 
     await rowTexts(page, 5)
     // Each previous page from the stack in the address, the filter kept.
     await page.getByRole("link", { name: "← Previous page" }).click()
-    expect((await rowTexts(page, 10))[0]).toContain("Member 14")
+    await rowShowing(page, 10, 0, "Member 14")
     await page.getByRole("link", { name: "← Previous page" }).click()
-    expect((await rowTexts(page, 10))[0]).toContain("Member 24")
+    await rowShowing(page, 10, 0, "Member 24")
     expect(page.url()).toMatch(new RegExp(`#/profiles\\?org=${seeded.crowdedOrg.id}$`))
 
     // The organization column links the org by its name.
