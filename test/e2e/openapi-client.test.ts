@@ -55,7 +55,11 @@ describe(`REST through a client generated from /openapi.json (${deployment})`, (
         // A refusal: the id reused with other content is 409 with the Error body.
         const conflict = yield* call(() => orgs.PUT("/orgs/{id}", { params: { path: { id: orgId } }, body: { name: "Other" } }))
         expect(conflict.response.status).toBe(409)
-        expect(conflict.error).toEqual({ code: 6, message: `org ${orgId} already exists with different content`, details: [] })
+        expect(conflict.error).toEqual({
+          code: 6,
+          message: `org ${orgId} already exists with different content`,
+          details: [{ "@type": "type.googleapis.com/google.rpc.ResourceInfo", resourceType: "org", resourceName: orgId }]
+        })
         const invalid = yield* call(() => orgs.GET("/orgs/{id}", { params: { path: { id: "not-a-uuid" } } }))
         expect(invalid.response.status).toBe(400)
         expect(invalid.error?.message).toBe("id: must be a UUID (8-4-4-4-12 hex digits)")

@@ -86,13 +86,18 @@ const expectKind = (style: Style, kind: FailureKind, answer: any, refusedBeforeI
     case "grpc":
       expect({ ...where, code: answer.code }).toEqual({ ...where, code: entry.grpc })
       return
-    case "rest":
-      expect({ ...where, status: answer.status, body: answer.json }).toEqual({
+    case "rest": {
+      const { details, ...body } = answer.json ?? {}
+      const { details: _none, ...expected } = errorBody.rest(kind, answer.json?.message)
+      expect({ ...where, status: answer.status, body }).toEqual({ ...where, status: entry.http, body: expected })
+      // A failure about one record names it in its details (google.rpc.ResourceInfo); any other has none.
+      const record = /^(\w+) (\S+) (?:not found|already exists with different content)$/.exec(String(answer.json?.message))
+      expect({ ...where, details }).toEqual({
         ...where,
-        status: entry.http,
-        body: errorBody.rest(kind, answer.json?.message)
+        details: record === null ? [] : [{ "@type": "type.googleapis.com/google.rpc.ResourceInfo", resourceType: record[1], resourceName: record[2] }]
       })
       return
+    }
     case "graphql": {
       // A refusal before GraphQL runs is a request error with the table's status; a field's
       // failure is a 200 with the error in errors[].

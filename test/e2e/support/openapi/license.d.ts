@@ -81,7 +81,7 @@ export interface components {
             code: 3;
             /** @description what went wrong, naming the field where there is one */
             message: string;
-            /** @description always empty */
+            /** @description empty for this kind */
             details: unknown[];
         };
         /** @description no bearer token, or not API_TOKEN */
@@ -93,7 +93,7 @@ export interface components {
             code: 16;
             /** @description what went wrong, naming the field where there is one */
             message: string;
-            /** @description always empty */
+            /** @description empty for this kind */
             details: unknown[];
         };
         /** @description a fault on the server (its log has the detail) */
@@ -105,7 +105,7 @@ export interface components {
             code: 13;
             /** @description what went wrong, naming the field where there is one */
             message: string;
-            /** @description always empty */
+            /** @description empty for this kind */
             details: unknown[];
         };
         /** @description the database cannot be reached now; retry later */
@@ -117,7 +117,7 @@ export interface components {
             code: 14;
             /** @description what went wrong, naming the field where there is one */
             message: string;
-            /** @description always empty */
+            /** @description empty for this kind */
             details: unknown[];
         };
         LicenseReply: {
@@ -132,8 +132,19 @@ export interface components {
             code: 5;
             /** @description what went wrong, naming the field where there is one */
             message: string;
-            /** @description always empty */
-            details: unknown[];
+            /** @description the record the failure is about */
+            details: [
+                components["schemas"]["ResourceInfo"]
+            ];
+        };
+        /** @description the record a failure is about (google.rpc.ResourceInfo) */
+        ResourceInfo: {
+            /** @enum {string} */
+            "@type": "type.googleapis.com/google.rpc.ResourceInfo";
+            /** @description the kind of record: org, profile, license, workflow */
+            resourceType: string;
+            /** @description the id asked for, as the caller wrote it */
+            resourceName: string;
         };
         /** @description `end` must be after `start` */
         CreateLicenseBody: {
@@ -172,8 +183,10 @@ export interface components {
             code: 6;
             /** @description what went wrong, naming the field where there is one */
             message: string;
-            /** @description always empty */
-            details: unknown[];
+            /** @description the record the failure is about */
+            details: [
+                components["schemas"]["ResourceInfo"]
+            ];
         };
         /** @description the body is not JSON in UTF-8 */
         UnsupportedMediaType: {
@@ -184,7 +197,7 @@ export interface components {
             code: 3;
             /** @description what went wrong, naming the field where there is one */
             message: string;
-            /** @description always empty */
+            /** @description empty for this kind */
             details: unknown[];
         };
         /** @description the body is over MAX_BODY_BYTES or the JSON bounds */
@@ -196,7 +209,7 @@ export interface components {
             code: 8;
             /** @description what went wrong, naming the field where there is one */
             message: string;
-            /** @description always empty */
+            /** @description empty for this kind */
             details: unknown[];
         };
     };

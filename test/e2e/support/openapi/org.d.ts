@@ -72,7 +72,7 @@ export interface components {
             code: 3;
             /** @description what went wrong, naming the field where there is one */
             message: string;
-            /** @description always empty */
+            /** @description empty for this kind */
             details: unknown[];
         };
         /** @description no bearer token, or not API_TOKEN */
@@ -84,7 +84,7 @@ export interface components {
             code: 16;
             /** @description what went wrong, naming the field where there is one */
             message: string;
-            /** @description always empty */
+            /** @description empty for this kind */
             details: unknown[];
         };
         /** @description a fault on the server (its log has the detail) */
@@ -96,7 +96,7 @@ export interface components {
             code: 13;
             /** @description what went wrong, naming the field where there is one */
             message: string;
-            /** @description always empty */
+            /** @description empty for this kind */
             details: unknown[];
         };
         /** @description the database cannot be reached now; retry later */
@@ -108,7 +108,7 @@ export interface components {
             code: 14;
             /** @description what went wrong, naming the field where there is one */
             message: string;
-            /** @description always empty */
+            /** @description empty for this kind */
             details: unknown[];
         };
         OrgReply: {
@@ -123,8 +123,19 @@ export interface components {
             code: 5;
             /** @description what went wrong, naming the field where there is one */
             message: string;
-            /** @description always empty */
-            details: unknown[];
+            /** @description the record the failure is about */
+            details: [
+                components["schemas"]["ResourceInfo"]
+            ];
+        };
+        /** @description the record a failure is about (google.rpc.ResourceInfo) */
+        ResourceInfo: {
+            /** @enum {string} */
+            "@type": "type.googleapis.com/google.rpc.ResourceInfo";
+            /** @description the kind of record: org, profile, license, workflow */
+            resourceType: string;
+            /** @description the id asked for, as the caller wrote it */
+            resourceName: string;
         };
         CreateOrgBody: {
             /**
@@ -147,8 +158,10 @@ export interface components {
             code: 6;
             /** @description what went wrong, naming the field where there is one */
             message: string;
-            /** @description always empty */
-            details: unknown[];
+            /** @description the record the failure is about */
+            details: [
+                components["schemas"]["ResourceInfo"]
+            ];
         };
         /** @description the body is not JSON in UTF-8 */
         UnsupportedMediaType: {
@@ -159,7 +172,7 @@ export interface components {
             code: 3;
             /** @description what went wrong, naming the field where there is one */
             message: string;
-            /** @description always empty */
+            /** @description empty for this kind */
             details: unknown[];
         };
         /** @description the body is over MAX_BODY_BYTES or the JSON bounds */
@@ -171,7 +184,7 @@ export interface components {
             code: 8;
             /** @description what went wrong, naming the field where there is one */
             message: string;
-            /** @description always empty */
+            /** @description empty for this kind */
             details: unknown[];
         };
     };

@@ -77,7 +77,7 @@ export interface components {
             code: 3;
             /** @description what went wrong, naming the field where there is one */
             message: string;
-            /** @description always empty */
+            /** @description empty for this kind */
             details: unknown[];
         };
         /** @description no bearer token, or not API_TOKEN */
@@ -89,7 +89,7 @@ export interface components {
             code: 16;
             /** @description what went wrong, naming the field where there is one */
             message: string;
-            /** @description always empty */
+            /** @description empty for this kind */
             details: unknown[];
         };
         /** @description a fault on the server (its log has the detail) */
@@ -101,7 +101,7 @@ export interface components {
             code: 13;
             /** @description what went wrong, naming the field where there is one */
             message: string;
-            /** @description always empty */
+            /** @description empty for this kind */
             details: unknown[];
         };
         /** @description the database cannot be reached now; retry later */
@@ -113,7 +113,7 @@ export interface components {
             code: 14;
             /** @description what went wrong, naming the field where there is one */
             message: string;
-            /** @description always empty */
+            /** @description empty for this kind */
             details: unknown[];
         };
         ProfileReply: {
@@ -128,8 +128,19 @@ export interface components {
             code: 5;
             /** @description what went wrong, naming the field where there is one */
             message: string;
-            /** @description always empty */
-            details: unknown[];
+            /** @description the record the failure is about */
+            details: [
+                components["schemas"]["ResourceInfo"]
+            ];
+        };
+        /** @description the record a failure is about (google.rpc.ResourceInfo) */
+        ResourceInfo: {
+            /** @enum {string} */
+            "@type": "type.googleapis.com/google.rpc.ResourceInfo";
+            /** @description the kind of record: org, profile, license, workflow */
+            resourceType: string;
+            /** @description the id asked for, as the caller wrote it */
+            resourceName: string;
         };
         CreateProfileBody: {
             /**
@@ -167,8 +178,10 @@ export interface components {
             code: 6;
             /** @description what went wrong, naming the field where there is one */
             message: string;
-            /** @description always empty */
-            details: unknown[];
+            /** @description the record the failure is about */
+            details: [
+                components["schemas"]["ResourceInfo"]
+            ];
         };
         /** @description the body is not JSON in UTF-8 */
         UnsupportedMediaType: {
@@ -179,7 +192,7 @@ export interface components {
             code: 3;
             /** @description what went wrong, naming the field where there is one */
             message: string;
-            /** @description always empty */
+            /** @description empty for this kind */
             details: unknown[];
         };
         /** @description the body is over MAX_BODY_BYTES or the JSON bounds */
@@ -191,7 +204,7 @@ export interface components {
             code: 8;
             /** @description what went wrong, naming the field where there is one */
             message: string;
-            /** @description always empty */
+            /** @description empty for this kind */
             details: unknown[];
         };
     };
