@@ -1,9 +1,10 @@
 import type * as Rpc from "@effect/rpc/Rpc"
 import type * as RpcGroup from "@effect/rpc/RpcGroup"
-import { Cause, Context, Effect, Exit, FiberRef, Layer, Option, Schema } from "effect"
+import { Cause, Context, Effect, Exit, FiberRef, Layer, Option, type Schema } from "effect"
 import type { InvalidArgument } from "../domain/Errors.js"
 import { validate } from "../domain/Validation.js"
-import type { OperationHandlers } from "./OperationHandlers.js"
+import type { DomainRequest, OperationHandlers } from "./OperationHandlers.js"
+import { domainSchemaOf } from "./WireShape.js"
 
 /** One operation of a table, called from any style: input as the wire gave it -> its reply. */
 export type Operation<Rpcs extends Rpc.Any, Tag extends Rpcs["_tag"]> = (
@@ -13,12 +14,6 @@ export type Operation<Rpcs extends Rpc.Any, Tag extends Rpcs["_tag"]> = (
   Rpc.Error<Rpc.ExtractTag<Rpcs, Tag>> | InvalidArgument,
   OperationHandlers<Rpcs>
 >
-
-/** A handler that takes the wire shape, decodes it with the domain's schema, then does `run`. */
-export const validated = <A, I, B, E, R>(domain: Schema.Schema<A, I>, run: (value: A) => Effect.Effect<B, E, R>) => {
-  const decode = validate(domain)
-  return (payload: I): Effect.Effect<B, E | InvalidArgument, R> => Effect.flatMap(decode(payload), run)
-}
 
 /** @effect/rpc's handlers of a table (what its `toLayer` takes), needing nothing more from the context. */
 export type RpcHandlers<Rpcs extends Rpc.Any> = { readonly [Current in Rpcs as Current["_tag"]]: Rpc.ToHandlerFn<Current, never> }
@@ -93,22 +88,33 @@ export const rpcOf = <Rpcs extends Rpc.Any>(table: RpcGroup.RpcGroup<Rpcs>, tag:
 }
 
 /**
- * Operation `tag` of a table, as every style calls it: the handler the table's layer
- * (`operationsLayer`) was given. The input goes to the handler as the wire gave it: each handler
- * decodes its payload with the domain's schema (`validated`), which checks the wire shape too and
- * reports every broken rule at once, each naming its field. A style adapter only maps its wire
- * form to the payload's encoded shape, and the result back.
+ * Operation `tag`'s one decode: a value as the wire gave it (a style maps its wire form to the
+ * payload's encoded shape, and no more) -> the operation's domain request, by the domain schema
+ * its wire shape keeps (WireShape.ts). Every broken rule is reported at once, each an
+ * InvalidArgument naming its field, a field the schema does not have among them. Made once per
+ * operation, before any call.
+ */
+export const requestOf = <Rpcs extends Rpc.Any, const Tag extends Rpcs["_tag"]>(
+  table: RpcGroup.RpcGroup<Rpcs>,
+  tag: Tag
+): (input: unknown) => Effect.Effect<DomainRequest<Rpc.ExtractTag<Rpcs, Tag>>, InvalidArgument> => {
+  const payload = (rpcOf(table, tag) as unknown as Rpc.AnyWithProps).payloadSchema
+  // The tables' payloads are wire shapes of the domain's pure schemas (`wireShape`): no context.
+  return validate(domainSchemaOf(payload) as Schema.Schema<DomainRequest<Rpc.ExtractTag<Rpcs, Tag>>, unknown, never>)
+}
+
+/**
+ * Operation `tag` of a table, as every style calls it: the input decoded once (`requestOf`),
+ * then the handler the table's layer (`operationsLayer`) was given, which takes the domain
+ * request. A style adapter only maps its wire form to the payload's encoded shape, and the
+ * result back.
  */
 export const operation = <Rpcs extends Rpc.Any, const Tag extends Rpcs["_tag"]>(
   table: RpcGroup.RpcGroup<Rpcs>,
   tag: Tag
 ): Operation<Rpcs, Tag> => {
-  if (!table.requests.has(tag)) throw new Error(`no operation ${tag} in this table`)
+  const decode = requestOf(table, tag)
   const handlers = handlersOf(table)
   const note = notedAs(tag)
-  // The input is checked by the handler itself (`validated`), against the same wire shape.
-  return (input) =>
-    note(Effect.flatMap(handlers, (record) => record[tag](input as Rpc.Payload<Rpc.ExtractTag<Rpcs, Tag>>))) as ReturnType<
-      Operation<Rpcs, Tag>
-    >
+  return (input) => note(Effect.flatMap(decode(input), (request) => Effect.flatMap(handlers, (record) => record[tag](request))))
 }

@@ -1,16 +1,16 @@
 import { Effect } from "effect"
-import { ListOrgsRequest, ListOrgsResponse, Org } from "../domain/Org.js"
+import { ListOrgsResponse } from "../domain/Org.js"
 import { Orgs } from "../services/Orgs.js"
-import { operationsLayer, validated } from "./Operation.js"
-import { OrgOperations, OrgRef } from "./OrgOperations.js"
+import { operationsLayer } from "./Operation.js"
+import { OrgOperations } from "./OrgOperations.js"
 
-/** The handlers of OrgOperations, over the Orgs service. */
+/** The handlers of OrgOperations, over the Orgs service: each takes its domain request, decoded before it runs (`operation`). */
 export const OrgOperationsLive = operationsLayer(OrgOperations, Effect.gen(function*() {
   const orgs = yield* Orgs
   return {
-    CreateOrg: validated(Org, orgs.create),
-    GetOrg: validated(OrgRef, ({ id }) => orgs.get(id)),
-    ListOrgs: validated(ListOrgsRequest, (request) =>
-      Effect.map(orgs.list(request.query), (page) => new ListOrgsResponse({ orgs: page.items, nextPageToken: page.nextPageToken })))
+    CreateOrg: orgs.create,
+    GetOrg: ({ id }) => orgs.get(id),
+    ListOrgs: (request) =>
+      Effect.map(orgs.list(request.query), (page) => new ListOrgsResponse({ orgs: page.items, nextPageToken: page.nextPageToken }))
   }
 }))

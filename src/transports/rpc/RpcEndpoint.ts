@@ -7,7 +7,7 @@ import * as RpcSerialization from "@effect/rpc/RpcSerialization"
 import * as RpcServer from "@effect/rpc/RpcServer"
 import type * as Headers from "@effect/platform/Headers"
 import { Effect, FiberRef, Layer } from "effect"
-import { handlersOf, type RpcHandlers } from "../../operations/Operation.js"
+import { handlersOf, requestOf, type RpcHandlers } from "../../operations/Operation.js"
 import type { OperationHandlers } from "../../operations/OperationHandlers.js"
 import { boundedBody } from "../http/BoundedBody.js"
 import { callOf } from "../http/Calls.js"
@@ -65,14 +65,19 @@ const outcomeOfFrames = (response: HttpServerResponse.HttpServerResponse): strin
   return first["exit"]["_tag"] === "Success" ? "ok" : findFail(first["exit"]["cause"]) ?? "Internal"
 }
 
-/** @effect/rpc's handlers of the table, made from the handlers every style runs (`handlersOf`). */
-const rpcHandlers = <Rpcs extends Rpc.Any>(rpcs: ReadonlyArray<Rpc.AnyWithProps>, record: OperationHandlers<Rpcs>) =>
-  Object.fromEntries(rpcs.map((rpc) => {
-    const handler = record[rpc._tag as Rpcs["_tag"]] as (payload: unknown) => Effect.Effect<unknown, unknown>
+/**
+ * @effect/rpc's handlers of the table, made from the handlers every style runs (`handlersOf`):
+ * @effect/rpc hands each the payload in its wire shape (WireShape.ts says why this edge keeps
+ * it), and the operation's one decode (`requestOf`) makes it the domain request first.
+ */
+const rpcHandlers = <Rpcs extends Rpc.Any>(group: RpcGroup.RpcGroup<Rpcs>, record: OperationHandlers<Rpcs>) =>
+  Object.fromEntries([...group.requests.keys()].map((tag: Rpcs["_tag"]) => {
+    const decode = requestOf(group, tag)
+    const handler = record[tag]
     return [
-      rpc._tag,
+      tag,
       (payload: unknown, options: { readonly headers: Headers.Headers }) =>
-        hideDefects(rpc._tag, handler(payload)).pipe(
+        hideDefects(tag, Effect.flatMap(decode(payload), handler)).pipe(
           // @effect/rpc hands the handler the HTTP request's headers with the frame's own.
           Effect.annotateLogs("requestId", requestIdIn(options.headers))
         )
@@ -83,7 +88,7 @@ export const rpcEndpoint = <Rpcs extends Rpc.Any>(group: RpcGroup.RpcGroup<Rpcs>
   Effect.gen(function*() {
     const rpcs = [...group.requests.values()] as unknown as ReadonlyArray<Rpc.AnyWithProps>
     // The handlers need nothing from the context (`RpcHandlers`); a generic table hides that from the types.
-    const handlersLayer = group.toLayer(rpcHandlers(rpcs, yield* handlersOf(group))) as Layer.Layer<Rpc.ToHandler<Rpcs>>
+    const handlersLayer = group.toLayer(rpcHandlers(group, yield* handlersOf(group))) as Layer.Layer<Rpc.ToHandler<Rpcs>>
     const handlers = yield* Layer.build(handlersLayer)
     const rpcApp = yield* RpcServer.toHttpApp(group).pipe(
       Effect.provide(RpcSerialization.layerJson),
