@@ -33,7 +33,7 @@ export class JsonBody extends Context.Tag("JsonBody")<JsonBody, Readonly<Record<
  * MAX_BODY_BYTES or the JSON bounds (the connection kept for the answer), 400 unless it is a JSON
  * object. The handler passes it to its operation, whose schema is the one decode of its fields
  * (every style's rules and messages), so the endpoint's payload schema documents it and is not
- * run a second time (the handlers are `handleRaw`).
+ * run a second time (the handlers are `handleRaw`: RestHandlers.ts says why).
  */
 export class JsonBodyReader extends HttpApiMiddleware.Tag<JsonBodyReader>()("JsonBodyReader", {
   provides: JsonBody,

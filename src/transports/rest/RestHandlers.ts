@@ -19,8 +19,19 @@ import { endpointOf, jsonReply } from "./RestReply.js"
  * Each REST endpoint: its request -> an operation of the service's table -> its value, which the
  * endpoint's success schema writes (a resource's record is written as its JSON: RestReply.ts);
  * failures are the operation's tagged errors, which its error schemas write (RestErrors.ts).
- * Writes are `handleRaw`: their body is read by the JsonBodyReader middleware and decoded once, by
- * the operation (see HttpApis.ts).
+ * Writes are `handleRaw`, not `.handle` with the payload schema their endpoint declares, because
+ * of how the platform decodes (shown on the bare platform by test/transports/rest-upstream.test.ts):
+ * - it decodes the path before the body, apart, and stops at the first that fails, so
+ *   `PUT /licenses/x` with broken fields would name the id alone, where every style names every
+ *   broken rule at once (test/reliability/bad-input.test.ts, "every rule broken at once");
+ * - it reads the body itself (`request.json`) after the endpoint's middleware, which must read it
+ *   first to answer 413, 415 and the JSON bounds in the REST error body (not a reset connection,
+ *   not the platform's empty 400), and cannot hand the platform what it read;
+ * - a write's domain value is the path's id and the body together (a license's end after its
+ *   start is a rule of the record), so the payload's decode would not be the one decode.
+ * So the JsonBodyReader middleware reads the body, its proto names are read as JSON names, and the
+ * operation decodes it once, with the path's id, by the domain schema (`requestOf`), before the
+ * handler, which takes the domain value.
  */
 
 /** How a JSON request (a body, a list's query) names operation `tag`'s fields: a proto name (`full_name`) read as the JSON name (`fullName`). */
