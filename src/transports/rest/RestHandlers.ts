@@ -21,9 +21,10 @@ import { endpointOf, jsonReply } from "./RestReply.js"
  * failures are the operation's tagged errors, which its error schemas write (RestErrors.ts).
  * Writes are `handleRaw`, not `.handle` with the payload schema their endpoint declares, because
  * of how the platform decodes (shown on the bare platform by test/transports/rest-upstream.test.ts):
- * - it decodes the path before the body, apart, and stops at the first that fails, so
- *   `PUT /licenses/x` with broken fields would name the id alone, where every style names every
- *   broken rule at once (test/reliability/bad-input.test.ts, "every rule broken at once");
+ * - it decodes the path and the body apart, the path first, and stops at the first that fails,
+ *   so `PUT /licenses/x` with broken fields would name the id alone (or, the path taken as text,
+ *   the fields alone), where every style names every broken rule at once
+ *   (test/reliability/bad-input.test.ts, "every rule broken at once");
  * - it reads the body itself (`request.json`) after the endpoint's middleware, which must read it
  *   first to answer 413, 415 and the JSON bounds in the REST error body (not a reset connection,
  *   not the platform's empty 400), and cannot hand the platform what it read;
