@@ -16,13 +16,13 @@ import { inProcessServers } from "../support/InProcessServers.js"
 import { freshServerDatabase, serverUrl, TestDatabase, testDatabaseKind } from "../support/TestDatabase.js"
 
 const interval = 500
-/** Timers and a loaded two-core machine. */
-const slack = 700
 /**
- * Through a port, the new state also has to reach 500 Watch streams on one HTTP/2 connection while
- * the other test worker runs its own suite: seen taking over 1.2 s on this two-core machine.
+ * A ceiling, not the figure: through a port, the new state also has to reach 500 Watch streams on
+ * one HTTP/2 connection while the other test worker runs its own suite (seen taking over 1.2 s on
+ * this two-core machine, and more beside other work). That the first probe after a change reports
+ * it is the test above's; here, that the ports show the shared state (the time is logged).
  */
-const portSlack = 2_500
+const portCeiling = 30_000
 
 /** DatabaseHealth as the processes build it, over a SqlClient that counts what reaches the database. */
 const healthOver = (tap: DatabaseTap) =>
@@ -73,20 +73,30 @@ describe(`database health is one shared, cached state (${testDatabaseKind})`, ()
     it.effect("a database that goes down is reported within the interval, and so is its recovery", () =>
       Effect.gen(function*() {
         const health = yield* DatabaseHealth
-        const states: Array<boolean> = []
-        const watcher = yield* Stream.runForEach(health.changes, (ready) => Effect.sync(() => states.push(ready))).pipe(Effect.fork)
-        // Only the start: on a loaded machine (the whole suite beside it) the first probe can take
-        // seconds. What is timed is the change below, against the interval.
-        yield* until(() => states.at(-1) === true, 15_000)
+        // Each state a watcher saw, with the probes the database had refused and answered by then.
+        const seen: Array<{ ready: boolean; refused: number; statements: number }> = []
+        const watcher = yield* Stream.runForEach(
+          health.changes,
+          (ready) => Effect.sync(() => seen.push({ ready, refused: tap.refused, statements: tap.statements }))
+        ).pipe(Effect.fork)
+        // Generous ceilings: on a loaded machine (the whole suite beside it) a probe can take seconds.
+        // "Within the interval" is counted in probes, not read off a clock: the first probe after
+        // the change reports it, so no probe interval passes with the change unreported.
+        yield* until(() => seen.at(-1)?.ready === true, 15_000)
 
         tap.down = true
-        const noticed = yield* until(() => states.at(-1) === false, interval + slack)
+        const refusedBefore = tap.refused
+        const noticed = yield* until(() => seen.at(-1)?.ready === false, 15_000)
         expect(yield* health.isReady).toBe(false)
         tap.down = false
-        const recovered = yield* until(() => states.at(-1) === true, interval + slack)
+        const statementsBefore = tap.statements
+        const recovered = yield* until(() => seen.at(-1)?.ready === true, 15_000)
         expect(yield* health.isReady).toBe(true)
         console.log(`database down seen by a watcher after ${noticed} ms, recovery after ${recovered} ms (interval ${interval} ms)`)
-        expect(states).toEqual([true, false, true])
+        expect(seen.map((each) => each.ready)).toEqual([true, false, true])
+        // The first probe refused told the watcher; the first answered one told it of the recovery.
+        expect({ probesRefusedWhenDownSeen: seen[1]!.refused - refusedBefore, probesAnsweredWhenUpSeen: seen[2]!.statements - statementsBefore })
+          .toEqual({ probesRefusedWhenDownSeen: 1, probesAnsweredWhenUpSeen: 1 })
         yield* Fiber.interrupt(watcher)
       }))
   })
@@ -139,10 +149,10 @@ describe(`health over the ports reads the shared state (${testDatabaseKind})`, (
         expect(sent).toBeLessThanOrEqual(Math.ceil(elapsed / interval) + 1)
 
         tap.down = true
-        const noticed = yield* until(() => latest.every((status) => status === Status.NOT_SERVING), interval + portSlack)
+        const noticed = yield* until(() => latest.every((status) => status === Status.NOT_SERVING), portCeiling)
         expect((yield* Effect.promise(() => fetch(`${urls.org}/readyz`))).status).toBe(503)
         tap.down = false
-        const recovered = yield* until(() => latest.every((status) => status === Status.SERVING), interval + portSlack)
+        const recovered = yield* until(() => latest.every((status) => status === Status.SERVING), portCeiling)
         expect((yield* Effect.promise(() => fetch(`${urls.org}/readyz`))).status).toBe(200)
         console.log(
           `over the ports: NOT_SERVING on 500 Watch streams after ${noticed} ms, SERVING again after ${recovered} ms; ${reopened} streams watched again`

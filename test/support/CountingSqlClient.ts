@@ -12,9 +12,11 @@ export interface DatabaseTap {
   readonly sent: Array<{ readonly sql: string; readonly params: ReadonlyArray<unknown> }>
   /** While true, every connection attempt fails, as with a database that is down. */
   down: boolean
+  /** Connection attempts refused while down. */
+  refused: number
 }
 
-export const databaseTap = (): DatabaseTap => ({ statements: 0, sent: [], down: false })
+export const databaseTap = (): DatabaseTap => ({ statements: 0, sent: [], down: false, refused: 0 })
 
 const counted = (connection: Connection, tap: DatabaseTap): Connection => {
   const count = <A>(sql: string, params: ReadonlyArray<unknown>, sent: A): A => {
@@ -45,7 +47,9 @@ export const countingSqlClient = (tap: DatabaseTap) =>
       return yield* SqlClient.make({
         acquirer: Effect.suspend(() =>
           tap.down
-            ? Effect.fail(new SqlError.SqlError({ message: "connect ECONNREFUSED (the test took the database away)" }))
+            ? Effect.fail(new SqlError.SqlError({ message: "connect ECONNREFUSED (the test took the database away)" })).pipe(
+              Effect.ensuring(Effect.sync(() => tap.refused++))
+            )
             : Effect.map(database.reserve, (connection) => counted(connection, tap))
         ),
         compiler: PgClient.makeCompiler(),
