@@ -11,6 +11,11 @@ export default defineConfig({
     hookTimeout: 180_000,
     // Two cores: more workers than that only makes PGlite start-ups fight for CPU.
     maxWorkers: 2,
-    minWorkers: 1
+    minWorkers: 1,
+    // A worker keeps the modules it loaded from one test file to the next instead of loading
+    // them again for each: importing Effect, the transports and PGlite was most of a small file's
+    // time. No suite patches a module or the environment; state a process holds for all its ports
+    // (the metrics registry) is read as a difference. Measured in docs/testing.md.
+    isolate: false
   }
 })

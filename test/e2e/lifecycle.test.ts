@@ -119,7 +119,7 @@ describe.concurrent("process lifecycle", () => {
       )
       expect(failure?.code).toBe(1)
       expect(`${failure?.stdout}${failure?.stderr}`).toContain("DATABASE_URL is required")
-    }, 30_000)
+    })
   }
 
   it("--help describes the configuration", async () => {
