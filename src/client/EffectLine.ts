@@ -12,14 +12,18 @@ import platform from "@effect/platform/package.json" with { type: "json" }
 import rpc from "@effect/rpc/package.json" with { type: "json" }
 import own from "onboarding-services-client/package.json" with { type: "json" }
 
-const parts = (version: string) => version.replace(/^[\^~]/, "").split(/[.+-]/).slice(0, 3).map(Number)
+/** major, minor, patch; a part the text lacks reads as 0, as npm reads `^1` as `^1.0.0`. */
+const parts = (version: string): readonly [number, number, number] => {
+  const [major = 0, minor = 0, patch = 0] = version.replace(/^[\^~]/, "").split(/[.+-]/).map(Number)
+  return [major, minor, patch]
+}
 
 /** Whether `version` is in the caret range `^a.b.c`, as npm reads it (0.x: the minor is the line). */
 export const inCaretRange = (version: string, range: string): boolean => {
   const [major, minor, patch] = parts(version)
   const [wantMajor, wantMinor, wantPatch] = parts(range)
   if (major !== wantMajor || (wantMajor === 0 && minor !== wantMinor)) return false
-  return minor! > wantMinor! || (minor === wantMinor && patch! >= wantPatch!)
+  return minor > wantMinor || (minor === wantMinor && patch >= wantPatch)
 }
 
 /** The one line that refuses a mix, or undefined when every peer is in its range. */
@@ -28,7 +32,11 @@ export const effectLineProblem = (
   wanted: Readonly<Record<string, string>>
 ): string | undefined => {
   const names = Object.keys(wanted)
-  if (names.every((name) => found[name] !== undefined && inCaretRange(found[name], wanted[name]!))) return undefined
+  const inRange = ([name, range]: readonly [string, string]) => {
+    const version = found[name]
+    return version !== undefined && inCaretRange(version, range)
+  }
+  if (Object.entries(wanted).every(inRange)) return undefined
   const list = (versions: Readonly<Record<string, string | undefined>>) =>
     names.map((name) => `${name} ${versions[name] ?? "missing"}`).join(", ")
   return `onboarding-services-client needs the Effect 3 line (${list(wanted)}) and found ${list(found)}: ` +

@@ -2,6 +2,18 @@
 export type ServiceName = "org" | "profile" | "license" | "workflow"
 export type Services = { readonly [name in ServiceName]: string }
 
+/** The services of `/console/config.json` (`{"services": {...}}`), when it gives each one's origin. */
+export const servicesIn = (config: unknown): Services | undefined => {
+  if (typeof config !== "object" || config === null || !("services" in config)) return undefined
+  const { services } = config
+  if (typeof services !== "object" || services === null) return undefined
+  if (!("org" in services && "profile" in services && "license" in services && "workflow" in services)) return undefined
+  const { license, org, profile, workflow } = services
+  return typeof org === "string" && typeof profile === "string" && typeof license === "string" && typeof workflow === "string"
+    ? { org, profile, license, workflow }
+    : undefined
+}
+
 /** A refusal or failure, as the REST error body tells it (`{code, message}`). */
 export class ApiError extends Error {
   constructor(readonly status: number, message: string, readonly tokenSent: boolean) {

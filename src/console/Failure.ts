@@ -19,7 +19,7 @@ export const failureText = (error: unknown, what: string): string =>
     : !(error instanceof ApiError)
     ? String(error)
     : error.status === 404
-    ? `${what[0]!.toUpperCase()}${what.slice(1)} not found.`
+    ? `${what.charAt(0).toUpperCase()}${what.slice(1)} not found.`
     : error.status === 401
     ? error.tokenSent
       ? "The API token entered is not the one this server accepts: check it, and enter it again at the top of the page."

@@ -47,9 +47,8 @@ const paging = (section: string, query: Record<string, string | undefined>, posi
   )
 }
 
-const filterForm = <A>(page: ListPage<A>, value: string | undefined) => {
-  const filter = page.filter!
-  const id = `${page.section}-filter`
+const filterForm = (section: string, filter: NonNullable<ListPage<unknown>["filter"]>, value: string | undefined) => {
+  const id = `${section}-filter`
   const control = filter.choices === undefined
     ? field(id, filter.label, { value: value ?? "", autocomplete: "off", spellcheck: "false" }, filter.hint)
     : (() => {
@@ -63,14 +62,14 @@ const filterForm = <A>(page: ListPage<A>, value: string | undefined) => {
   const form = h("form", { class: "inline" }, control.element, h("button", { type: "submit" }, "Show"))
   form.addEventListener("submit", (event) => {
     event.preventDefault()
-    location.hash = href(page.section, { [filter.param]: control.input.value.trim() })
+    location.hash = href(section, { [filter.param]: control.input.value.trim() })
   })
   return form
 }
 
 /** Opens one record by its id: for an id from elsewhere (a ticket, a log line). */
 const openById = <A>(page: ListPage<A>) => {
-  const idField = field(`${page.section}-id`, `${page.singular[0]!.toUpperCase()}${page.singular.slice(1)} id`, {
+  const idField = field(`${page.section}-id`, `${page.singular.charAt(0).toUpperCase()}${page.singular.slice(1)} id`, {
     required: true,
     autocomplete: "off",
     spellcheck: "false"
@@ -121,7 +120,7 @@ export const listPage = <A>(page: ListPage<A>, services: Services) => {
   return h(
     "div",
     {},
-    h("section", {}, h("h1", { tabindex: "-1" }, page.heading), page.filter !== undefined && filterForm(page, filterValue), narrowed, shown),
+    h("section", {}, h("h1", { tabindex: "-1" }, page.heading), page.filter !== undefined && filterForm(page.section, page.filter, filterValue), narrowed, shown),
     openById(page)
   )
 }

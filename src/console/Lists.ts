@@ -9,28 +9,34 @@ import { href, recordHref } from "./Route.js"
 
 /** The four lists of the menu, each over its service's List operation (REST `GET /<plural>`). */
 
-const listed = async <A>(
+const listed = async <A, Items extends string>(
   services: Services,
   service: ServiceName,
   path: string,
-  items: string,
+  items: Items,
   pageToken: string | undefined,
   filter?: readonly [string, string | undefined]
 ) => {
   const query = new URLSearchParams({ pageSize: String(pageSize) })
   if (pageToken !== undefined) query.set("pageToken", pageToken)
   if (filter?.[1] !== undefined) query.set(filter[0], filter[1])
-  const answer = await rest<Record<string, unknown>>(services, service, `${path}?${query}`)
-  return { rows: (answer[items] ?? []) as ReadonlyArray<A>, next: (answer["nextPageToken"] as string | undefined) ?? "" }
+  // REST's List reply: the page's records under the list's own name, and the next page's token.
+  type Reply = { readonly [name in Items]?: ReadonlyArray<A> } & { readonly nextPageToken?: string }
+  const answer = await rest<Reply>(services, service, `${path}?${query}`)
+  const rows: ReadonlyArray<A> = answer[items] ?? []
+  return { rows, next: answer.nextPageToken ?? "" }
 }
 
 /** The named links of a page's ids, read at once; the first failure says why the others may be ids. */
 const linksOf = async (ids: ReadonlyArray<string>, read: (id: string) => Promise<NamedLink>) => {
   const unique = [...new Set(ids)]
-  const named = await Promise.all(unique.map(read))
-  const links = new Map(unique.map((each, index) => [each, named[index]!]))
-  // One element per cell: a name shared by rows is the same link drawn again.
-  return { at: (each: string) => links.get(each)!.link.cloneNode(true), failed: named.find((each) => each.failed !== undefined)?.failed }
+  const named = await Promise.all(unique.map(async (each) => [each, await read(each)] as const))
+  const links = new Map(named)
+  // One element per cell: a name shared by rows is the same link drawn again (an id not read is its text).
+  return {
+    at: (each: string) => links.get(each)?.link.cloneNode(true) ?? document.createTextNode(each),
+    failed: named.find(([, each]) => each.failed !== undefined)?.[1].failed
+  }
 }
 
 export const orgList: ListPage<Org> = {

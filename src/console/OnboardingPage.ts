@@ -2,7 +2,7 @@ import { ApiError, rest, type Services } from "./Api.js"
 import { period } from "./Dates.js"
 import { field, h, id, link, record, table } from "./Dom.js"
 import { failure } from "./Failure.js"
-import { type FieldPath, fieldMessages, onboardingFields, withLabels } from "./Fields.js"
+import { fieldMessages, onboardingFields, withLabels } from "./Fields.js"
 import { runColumns } from "./Lists.js"
 import type { Created, Run } from "./Resources.js"
 import { href, recordHref } from "./Route.js"
@@ -44,31 +44,39 @@ const alreadyExists = (workflowId: string) =>
   )
 
 export const onboardingPage = (services: Services) => {
-  const fields = new Map(
-    onboardingFields.map((each) => [each.path, field(each.id, each.label, each.input, "hint" in each ? each.hint : undefined)])
-  )
-  const input = (path: FieldPath) => fields.get(path)!.input
+  const place = (each: (typeof onboardingFields)[number]) => ({
+    path: each.path,
+    ...field(each.id, each.label, each.input, "hint" in each ? each.hint : undefined)
+  })
+  const [orgName, fullName, licenseStart, licenseEnd, workflowIdField] = onboardingFields
+  const fields = {
+    orgName: place(orgName),
+    fullName: place(fullName),
+    licenseStart: place(licenseStart),
+    licenseEnd: place(licenseEnd),
+    workflowId: place(workflowIdField)
+  }
+  /** In the form's order, which is the table's. */
+  const inOrder = [fields.orgName, fields.fullName, fields.licenseStart, fields.licenseEnd, fields.workflowId]
   const general = h("div", { "aria-live": "polite" })
   const result = h("div", { id: "result", "aria-live": "polite" }, ...(lastOnboarded === undefined ? [] : onboarded(lastOnboarded)))
   const submit = h("button", { type: "submit" }, "Onboard")
-  const at = (path: FieldPath) => fields.get(path)!.element
   const form = h(
     "form",
     { novalidate: true, "aria-labelledby": "onboard-heading" },
-    at("org.name"),
-    at("profile.fullName"),
-    h("div", { class: "pair" }, at("license.start"), at("license.end")),
-    at("workflowOptions.workflowId"),
+    fields.orgName.element,
+    fields.fullName.element,
+    h("div", { class: "pair" }, fields.licenseStart.element, fields.licenseEnd.element),
+    fields.workflowId.element,
     submit,
     general
   )
   /** Each message under its field; focus on the first of them in the form's order, which is the table's. */
   const showInvalid = (messages: ReadonlyMap<string, string | Node>) => {
     let first: HTMLInputElement | undefined
-    for (const { path } of onboardingFields) {
-      const message = messages.get(path)
+    for (const target of inOrder) {
+      const message = messages.get(target.path)
       if (message === undefined) continue
-      const target = fields.get(path)!
       target.message.replaceChildren(message)
       target.input.setAttribute("aria-invalid", "true")
       first ??= target.input
@@ -77,22 +85,22 @@ export const onboardingPage = (services: Services) => {
   }
   form.addEventListener("submit", async (event) => {
     event.preventDefault()
-    for (const each of fields.values()) {
+    for (const each of inOrder) {
       each.message.replaceChildren()
       each.input.removeAttribute("aria-invalid")
     }
     general.replaceChildren()
     result.replaceChildren()
     submit.setAttribute("disabled", "")
-    const workflowId = input("workflowOptions.workflowId").value.trim()
+    const workflowId = fields.workflowId.input.value.trim()
     try {
       // Inside the try: a date the input allows but Date cannot hold (a year past 9999) throws,
       // and is then shown, with the button enabled again.
       const sent = {
-        org: input("org.name").value,
-        person: input("profile.fullName").value,
-        start: instant(input("license.start").value),
-        end: instant(input("license.end").value)
+        org: fields.orgName.input.value,
+        person: fields.fullName.input.value,
+        start: instant(fields.licenseStart.input.value),
+        end: instant(fields.licenseEnd.input.value)
       }
       const created = await rest<Created>(services, "workflow", "/workflow/workflows/onboarding", {
         org: { name: sent.org },
@@ -100,8 +108,12 @@ export const onboardingPage = (services: Services) => {
         license: { start: sent.start, end: sent.end },
         ...(workflowId === "" ? {} : { workflowOptions: { workflowId } })
       })
-      lastOnboarded = { created, org: sent.org, person: sent.person, start: sent.start!, end: sent.end! }
-      result.replaceChildren(...onboarded(lastOnboarded))
+      // The service refuses a license without both dates: a run created had both.
+      const { end, start } = sent
+      if (start !== undefined && end !== undefined) {
+        lastOnboarded = { created, org: sent.org, person: sent.person, start, end }
+        result.replaceChildren(...onboarded(lastOnboarded))
+      }
       void recent.refresh()
     } catch (error) {
       if (error instanceof ApiError && error.status === 400) {

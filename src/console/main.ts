@@ -1,4 +1,4 @@
-import { apiToken, type Services } from "./Api.js"
+import { apiToken, type Services, servicesIn } from "./Api.js"
 import { licenseList, orgList, profileList, runList } from "./Lists.js"
 import { listPage } from "./ListPage.js"
 import { onboardingPage } from "./OnboardingPage.js"
@@ -10,7 +10,14 @@ import { currentRoute } from "./Route.js"
  * services' public REST APIs only, each at the port the server says it answers on.
  */
 
-const view = document.getElementById("view")!
+/** An element the console's page is served with, of the kind the code uses it as. */
+const pageElement = <E extends HTMLElement>(id: string, kind: { new(): E; readonly prototype: E }): E => {
+  const found = document.getElementById(id)
+  if (!(found instanceof kind)) throw new Error(`the console's page has no ${kind.name} #${id}`)
+  return found
+}
+
+const view = pageElement("view", HTMLElement)
 
 /** Each menu entry: its list at `#/<section>`, a record of it at `#/<section>/<id>`. */
 const sections: Record<string, { readonly list: (services: Services) => HTMLElement; readonly record: (services: Services, id: string) => HTMLElement }> = {
@@ -33,8 +40,8 @@ const route = (services: Services) => {
   view.querySelector("h1")?.focus()
 }
 
-const tokenForm = document.getElementById("token-form") as HTMLFormElement
-const tokenInput = document.getElementById("token") as HTMLInputElement
+const tokenForm = pageElement("token-form", HTMLFormElement)
+const tokenInput = pageElement("token", HTMLInputElement)
 tokenInput.value = apiToken.get()
 tokenForm.addEventListener("submit", (event) => {
   event.preventDefault()
@@ -44,7 +51,8 @@ tokenForm.addEventListener("submit", (event) => {
 
 const start = async () => {
   const response = await fetch("/console/config.json")
-  const { services } = await response.json() as { services: Services }
+  const services = servicesIn(await response.json())
+  if (services === undefined) throw new Error("/console/config.json does not give every service's origin")
   window.addEventListener("hashchange", () => route(services))
   route(services)
 }

@@ -19,21 +19,23 @@ export const Uuid = Schema.transform(
  * profile), so a person can create them in turn and read each one back.
  */
 const exampleProfileId = "22222222-2222-4222-8222-222222222222"
-const example = <S extends Schema.Schema.Any>(id: S, value: string): S =>
-  id.annotations({ examples: [value as Schema.Schema.Type<S>] }) as S
+const example = <const B extends string>(brand: B, value: string) => {
+  const id = Uuid.pipe(Schema.brand(brand))
+  return id.annotations({ examples: [Schema.decodeSync(id)(value)] })
+}
 
-export const OrgId = example(Uuid.pipe(Schema.brand("OrgId")), "11111111-1111-4111-8111-111111111111")
+export const OrgId = example("OrgId", "11111111-1111-4111-8111-111111111111")
 export type OrgId = typeof OrgId.Type
 
-export const ProfileId = example(Uuid.pipe(Schema.brand("ProfileId")), exampleProfileId)
+export const ProfileId = example("ProfileId", exampleProfileId)
 export type ProfileId = typeof ProfileId.Type
 
 /** The user a license belongs to; the onboarding workflow uses the new profile's id. */
-export const UserId = example(Uuid.pipe(Schema.brand("UserId")), exampleProfileId)
+export const UserId = example("UserId", exampleProfileId)
 export type UserId = typeof UserId.Type
 
-export const LicenseId = example(Uuid.pipe(Schema.brand("LicenseId")), "33333333-3333-4333-8333-333333333333")
+export const LicenseId = example("LicenseId", "33333333-3333-4333-8333-333333333333")
 export type LicenseId = typeof LicenseId.Type
 
-export const WorkflowId = example(Uuid.pipe(Schema.brand("WorkflowId")), "44444444-4444-4444-8444-444444444444")
+export const WorkflowId = example("WorkflowId", "44444444-4444-4444-8444-444444444444")
 export type WorkflowId = typeof WorkflowId.Type

@@ -135,9 +135,10 @@ export const pageQuery = <Filter extends string | undefined>(
  */
 export const pageOf = <A>(rows: ReadonlyArray<Positioned<A>>, query: PageQuery<string | undefined>): Page<A> => {
   const items = rows.slice(0, query.size)
+  const last = items.at(-1)
   return {
     items: items.map((row) => row.value),
-    nextPageToken: rows.length > query.size ? query.tokenAfter(items[items.length - 1]!.position) : ""
+    nextPageToken: rows.length > query.size && last !== undefined ? query.tokenAfter(last.position) : ""
   }
 }
 

@@ -45,7 +45,11 @@ export const fromMicros = (micros: bigint): Timestamp => {
   return CanonicalTimestamp.make(`${whole}${digits}Z`)
 }
 
-export const toMicros = (t: Timestamp): bigint => parseMicros(t)!
+/** A canonical timestamp's microseconds: its whole seconds as ISO 8601 UTC (which Date reads for years 0001 to 9999), then its fraction. */
+export const toMicros = (t: Timestamp): bigint => {
+  const [whole = "", fraction = ""] = t.slice(0, -1).split(".")
+  return BigInt(Date.parse(`${whole}Z`)) * 1000n + BigInt(fraction.padEnd(6, "0"))
+}
 
 /** Protobuf well-known Timestamp parts. */
 export const fromSecondsNanos = (seconds: bigint, nanos: number): Timestamp | undefined => {

@@ -1,4 +1,4 @@
-import { Option } from "effect"
+import { Option, Record } from "effect"
 import type { AllowedHosts } from "../transports/http/AllowedHosts.js"
 import type { ConsoleSettings } from "../transports/pages/Console.js"
 import type { SettingsValues } from "./Settings.js"
@@ -14,7 +14,7 @@ const consoleServices = { org: 9090, profile: 9091, license: 9092 } as const
  * Content-Security-Policy lets it call each of those at every host name the process answers to.
  */
 export const consoleSettings = (settings: SettingsValues, hosts: AllowedHosts): ConsoleSettings => {
-  const services = Object.keys(consoleServices) as Array<keyof typeof consoleServices>
+  const services = Record.keys(consoleServices)
   const origin = (name: keyof typeof consoleServices, hostname: string) =>
     Option.getOrElse(
       settings.serviceUrls[name] ?? Option.none(),

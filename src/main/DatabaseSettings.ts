@@ -33,16 +33,14 @@ export const databaseOptions: Config.Config<DatabaseOptions> = Config.all({
   operationTimeoutMillis: positive("DATABASE_OPERATION_TIMEOUT_MS", 10_000),
   maxWaiting: wholeNumber("DATABASE_POOL_MAX_WAITING", defaultMaxWaiting, 0, 1_000_000),
   dataDir: variable("DATA_DIR", "./.data", `must be a directory path, or ${inMemory}`, dataDirectory),
-  statementShortcut: oneOf("DATABASE_STATEMENT_SHORTCUT", "on", ["on", "off"] as const),
   migrationLockTimeoutMillis: positive("MIGRATION_LOCK_TIMEOUT_MS", 1_000),
   migrationDeadlineMillis: positive("MIGRATION_DEADLINE_MS", 600_000)
 }).pipe(
-  Config.map(({ connectTimeoutMillis, dataDir, maxWaiting, migrationDeadlineMillis, migrationLockTimeoutMillis, operationTimeoutMillis, poolSize, statementShortcut, url }): DatabaseOptions => {
-    const shortcut = statementShortcut === "on"
+  Config.map(({ connectTimeoutMillis, dataDir, maxWaiting, migrationDeadlineMillis, migrationLockTimeoutMillis, operationTimeoutMillis, poolSize, url }): DatabaseOptions => {
     const migrationLockWaits = { lockTimeoutMillis: migrationLockTimeoutMillis, deadlineMillis: migrationDeadlineMillis }
     return Option.isSome(url)
-      ? { kind: "postgres", url: url.value, poolSize, connectTimeoutMillis, operationTimeoutMillis, maxWaiting, statementShortcut: shortcut, migrationLockWaits }
-      : { kind: "embedded", dataDir, operationTimeoutMillis, maxWaiting, statementShortcut: shortcut, migrationLockWaits }
+      ? { kind: "postgres", url: url.value, poolSize, connectTimeoutMillis, operationTimeoutMillis, maxWaiting, migrationLockWaits }
+      : { kind: "embedded", dataDir, operationTimeoutMillis, maxWaiting, migrationLockWaits }
   })
 )
 

@@ -1,4 +1,4 @@
-import { Cause, Config, Context, FiberRef, FiberRefs, HashMap, List, Logger, LogLevel, Option, Tracer } from "effect"
+import { Cause, Config, Context, FiberRef, FiberRefs, HashMap, List, Logger, LogLevel, Option, Record, Tracer } from "effect"
 import { CurrentCallNote } from "../operations/Operation.js"
 import { type AccessLine, withAccessLines } from "../transports/http/AccessLine.js"
 import { oneOf } from "./Variables.js"
@@ -10,7 +10,7 @@ const logLevels = { debug: LogLevel.Debug, info: LogLevel.Info, warning: LogLeve
 export const logLevel: Config.Config<LogLevel.LogLevel> = oneOf(
   "LOG_LEVEL",
   "info",
-  Object.keys(logLevels) as ReadonlyArray<keyof typeof logLevels>
+  Record.keys(logLevels)
 ).pipe(Config.map((level) => logLevels[level]))
 
 /**

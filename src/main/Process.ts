@@ -1,6 +1,6 @@
 import type { Rpc } from "@effect/rpc"
 import type { SqlClient } from "@effect/sql"
-import { Config, Duration, Effect, Layer, Option, type Scope } from "effect"
+import { Array as Arr, Config, Duration, Effect, Layer, Option, type Scope } from "effect"
 import * as Database from "../services/Database.js"
 import { DatabaseHealth, HealthCheckInterval } from "../services/DatabaseHealth.js"
 import { Draining, drainingHealth } from "../services/Draining.js"
@@ -195,8 +195,8 @@ export const runProcess = (options: {
     const read = yield* settingsConfig
     const database = yield* databaseOptions
     const policy = yield* schemaPolicy
-    const ports = yield* Effect.forEach(options.ports, (port) => port.port)
-    const settings = { ...read, processPorts: Object.fromEntries(options.ports.map((plan, i) => [plan.service, ports[i]!])) }
+    const planned = yield* Effect.forEach(options.ports, (plan) => Effect.map(plan.port, (port) => ({ plan, port })))
+    const settings = { ...read, processPorts: Object.fromEntries(planned.map(({ plan, port }) => [plan.service, port])) }
     if (options.requiresServer && database.kind === "embedded") {
       return yield* new StartupFailure({
         message: `${options.name}: DATABASE_URL is required. A process per service shares one PostgreSQL ` +
@@ -206,7 +206,7 @@ export const runProcess = (options: {
     yield* ignoredPort(options.name, options.ports)
     // Every port held at once, before the database opens (which can take seconds): a taken port,
     // or two of ours set to the same number, is one line now rather than after the others listened.
-    yield* Effect.scoped(Effect.forEach(options.ports, (port, i) => port.free(ports[i]!, settings, options.name), { discard: true }))
+    yield* Effect.scoped(Effect.forEach(planned, ({ plan, port }) => plan.free(port, settings, options.name), { discard: true }))
     yield* Effect.logInfo(`${options.name}: database ${Database.describe(database)}`)
     yield* Effect.logInfo(
       `${options.name}: authentication ${
@@ -221,8 +221,8 @@ export const runProcess = (options: {
           "off"
         }`
     )
-    const [first, ...others] = options.ports.map((port, i) => port.layer(ports[i]!, settings, options.name))
-    const served = Layer.mergeAll(first!, ...others).pipe(
+    const [first, ...others] = Arr.map(planned, ({ plan, port }) => plan.layer(port, settings, options.name))
+    const served = Layer.mergeAll(first, ...others).pipe(
       Layer.provide(databaseLayer(options.name, database, policy)),
       // One for the process: its ports drain together, and count their Watch streams together.
       Layer.provide(Draining.Default(settings.shutdownDrainMillis)),

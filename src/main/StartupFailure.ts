@@ -30,7 +30,10 @@ const rootOf = (error: unknown): unknown => {
   return current
 }
 
-const firstLine = (text: string): string => text.split("\n", 1)[0]!.trim()
+const firstLine = (text: string): string => {
+  const [first = ""] = text.split("\n", 1)
+  return first.trim()
+}
 
 const messageOf = (error: unknown): string =>
   firstLine(error instanceof Error || (typeof error === "object" && error !== null && "message" in error)

@@ -86,7 +86,6 @@ ${
   DATABASE_CONNECT_TIMEOUT_MS   PostgreSQL: time to get a connection (default 3000)
   DATABASE_OPERATION_TIMEOUT_MS the most one unit of work may take, retries included (default 10000)
   DATABASE_POOL_MAX_WAITING     units of work that may wait for a connection; more get unavailable (default 1024)
-  DATABASE_STATEMENT_SHORTCUT   on or off: fixed statements skip @effect/sql's per-statement work (default on)
   MIGRATION_LOCK_TIMEOUT_MS     the longest a migration waits for a lock before it gives way and tries again (default 1000)
   MIGRATION_DEADLINE_MS         how long migrations keep trying while other sessions hold their locks (default 600000)
   LOG_LEVEL           debug, info, warning (or warn) or error (default info); debug adds a failed start's details

@@ -1,4 +1,4 @@
-import { Effect, Option } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { link, readFile, unlink, writeFile } from "node:fs/promises"
 
 /*
@@ -18,24 +18,23 @@ export interface LockOwner {
 export const errorCode = (error: unknown): string | undefined =>
   typeof error === "object" && error !== null && "code" in error ? String(error.code) : undefined
 
-const parseOwner = (text: string): Option.Option<LockOwner> => {
-  try {
-    const value: unknown = JSON.parse(text)
-    if (typeof value !== "object" || value === null) return Option.none()
-    const { host, nonce, pid, since, started } = value as Record<string, unknown>
-    return typeof pid === "number" && typeof host === "string" && typeof nonce === "string"
-      ? Option.some({
-        pid,
-        host,
-        nonce,
-        since: typeof since === "string" ? since : "",
-        ...(typeof started === "string" ? { started } : {})
-      })
-      : Option.none()
-  } catch {
-    return Option.none()
-  }
-}
+/** What an owner must have written for its lock to be read as its; `since` and `started` may be missing or odd. */
+const StoredOwner = Schema.parseJson(Schema.Struct({
+  pid: Schema.Number,
+  host: Schema.String,
+  nonce: Schema.String,
+  since: Schema.optional(Schema.Unknown),
+  started: Schema.optional(Schema.Unknown)
+}))
+
+const parseOwner = (text: string): Option.Option<LockOwner> =>
+  Option.map(Schema.decodeUnknownOption(StoredOwner)(text), ({ host, nonce, pid, since, started }) => ({
+    pid,
+    host,
+    nonce,
+    since: typeof since === "string" ? since : "",
+    ...(typeof started === "string" ? { started } : {})
+  }))
 
 type Read = { readonly _tag: "Missing" } | { readonly _tag: "Found"; readonly owner: Option.Option<LockOwner> }
 

@@ -13,8 +13,10 @@ import { createExclusive, errorCode, type LockOwner, readOwner, removeIfExists }
 const procStat = (pid: number): { readonly state: string; readonly started: string } | undefined => {
   try {
     // Fields after the command name, which may itself hold spaces and parentheses: 3 (state) on.
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ").pop()!.split(" ")
-    return { state: fields[0]!, started: fields[19]! }
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+    const [state, ...later] = stat.slice(stat.lastIndexOf(") ") + 2).split(" ")
+    const started = later[18]
+    return state === undefined || started === undefined ? undefined : { state, started }
   } catch {
     return undefined
   }

@@ -5,7 +5,6 @@ import type { DataDirLocked, DataDirUnusable } from "./DataDirLock.js"
 import type { EmbeddedDatabaseError } from "./EmbeddedPostgres.js"
 import { pooledClient } from "./DatabasePool.js"
 import { migrate, MigrationLockWaits, type MigrationsProblem, verify } from "./Migrations.js"
-import { StatementShortcut } from "./Prepared.js"
 import { OperationBudget } from "./Transient.js"
 
 export type DatabaseOptions =
@@ -19,8 +18,6 @@ export type DatabaseOptions =
     readonly operationTimeoutMillis?: number
     /** See `DatabaseGate`. */
     readonly maxWaiting?: number
-    /** See `StatementShortcut`. */
-    readonly statementShortcut?: boolean
     /** See `MigrationLockWaits`. */
     readonly migrationLockWaits?: MigrationLockWaits["Type"]
   }
@@ -29,7 +26,6 @@ export type DatabaseOptions =
     readonly dataDir: string
     readonly operationTimeoutMillis?: number
     readonly maxWaiting?: number
-    readonly statementShortcut?: boolean
     readonly migrationLockWaits?: MigrationLockWaits["Type"]
   }
 
@@ -60,12 +56,9 @@ export const describe = (options: DatabaseOptions): string =>
 
 type EmbeddedFailure = DataDirLocked | DataDirUnusable | EmbeddedDatabaseError
 
-/** How each unit of work runs: its budget, and whether fixed statements take the shortcut. */
+/** How long each unit of work may take (see `OperationBudget`). */
 const budget = (options: DatabaseOptions) =>
-  Layer.mergeAll(
-    Layer.succeed(OperationBudget, Duration.millis(options.operationTimeoutMillis ?? 10_000)),
-    Layer.succeed(StatementShortcut, options.statementShortcut ?? true)
-  )
+  Layer.succeed(OperationBudget, Duration.millis(options.operationTimeoutMillis ?? 10_000))
 
 const client = (
   options: DatabaseOptions

@@ -45,7 +45,7 @@ export const inMemoryPage = <A, Filter extends string | undefined>(
   const { after, filter } = query
   const listed = [...rows]
     .filter((row) =>
-      (filter === undefined || matches(row.value, filter as NonNullable<Filter>)) &&
+      (filter === undefined || matches(row.value, filter)) &&
       (after === undefined || newestFirst(after, row.position) < 0)
     )
     .sort((a, b) => newestFirst(a.position, b.position))
@@ -135,6 +135,10 @@ interface Records {
   readonly licenses: License
 }
 
+/** The tables of `Records`, as `Tables` holds them: a mapped type, so that one indexed by a generic key is still a table of its record. */
+type RecordTables = { readonly [T in keyof Records]: HashMap.HashMap<string, Positioned<Records[T]>> }
+const recordTables = (tables: Tables): RecordTables => tables
+
 /**
  * Create, get and list over one table, with the create semantics of the SQL layers (Records.ts):
  * the caller's id is the key; the same content again answers with the stored record; other
@@ -146,7 +150,7 @@ export const inMemoryTable = <T extends keyof Records, Filter extends string | u
   resource: string,
   matches: (value: Records[T], filter: NonNullable<Filter>) => boolean
 ) => {
-  const rowsOf = (tables: Tables) => tables[table] as HashMap.HashMap<string, Positioned<Records[T]>>
+  const rowsOf = (tables: Tables): HashMap.HashMap<string, Positioned<Records[T]>> => recordTables(tables)[table]
   return {
     create: (value: Records[T]): Effect.Effect<Records[T], AlreadyExists> =>
       Effect.flatMap(Clock.currentTimeMillis, (now) =>

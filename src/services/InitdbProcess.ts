@@ -121,7 +121,7 @@ export const initdbInChild = (
     const pidFile = pidFileOf(directory)
     if (child.pid !== undefined) writeFileSync(pidFile, String(child.pid))
     let stderr = ""
-    child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
+    child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
       stderr = (stderr + chunk).slice(-stderrKept)
     })
     let settled = false

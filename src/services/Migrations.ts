@@ -92,12 +92,12 @@ export const migrationFiles = (directory: string = migrationsDirectory) =>
   }).pipe(
     Effect.flatMap((files) => {
       const migrations = files.flatMap((file): Array<Migration> => {
-        const match = fileName.exec(file)
-        return match === null
+        const [, id, name] = fileName.exec(file) ?? []
+        return id === undefined || name === undefined
           ? []
-          : [{ id: Number(match[1]), name: match[2]!, script: () => readFile(`${directory}/${file}`, "utf8") }]
+          : [{ id: Number(id), name, script: () => readFile(`${directory}/${file}`, "utf8") }]
       }).sort((a, b) => a.id - b.id)
-      const repeated = migrations.find((each, i) => i > 0 && migrations[i - 1]!.id === each.id)
+      const repeated = migrations.find((each, i) => i > 0 && migrations[i - 1]?.id === each.id)
       return repeated === undefined ? Effect.succeed(migrations) : Effect.fail(new DuplicateMigration({ id: repeated.id }))
     })
   )

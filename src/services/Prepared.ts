@@ -1,65 +1,46 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import type * as SqlConnection from "@effect/sql/SqlConnection"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Context, Effect, type Fiber, FiberRef } from "effect"
-
-/**
- * `DATABASE_STATEMENT_SHORTCUT`: on (the default), a fixed statement runs straight on its
- * connection as below; off, every statement goes through @effect/sql's public `sql.unsafe`. The
- * shortcut reads two private fields of @effect/sql's statement, so an upgrade that moves them is
- * one setting away from a working process while this module is mended.
- */
-export class StatementShortcut extends Context.Reference<StatementShortcut>()("StatementShortcut", {
-  defaultValue: () => true
-}) {}
+import * as PgClient from "@effect/sql-pg/PgClient"
+import { Context, Effect, type Fiber, FiberRef, Option } from "effect"
 
 /** A statement whose text was written once: each call gives only its parameters ($1, $2, …). */
 export type Prepared<A> = (params: ReadonlyArray<unknown>) => Effect.Effect<A, SqlError>
 
-// What `sql.unsafe` keeps on the statement it builds: how it finds its connection, and the
-// client's row transform (none in our layer, but kept so a configured one still applies).
-interface StatementInternals {
-  readonly acquirer: SqlConnection.Connection.Acquirer
-  readonly transformRows: (<A extends object>(rows: ReadonlyArray<A>) => ReadonlyArray<A>) | undefined
+/** What a raw result says it wrote (pg's `Result.rowCount`; null for a statement that counts none). */
+const rowCount = (result: unknown): number => {
+  if (typeof result !== "object" || result === null || !("rowCount" in result)) return 0
+  return typeof result.rowCount === "number" ? result.rowCount : 0
 }
 
 /**
- * Statements with their text fixed once. A tagged-template statement costs, per call, its
- * segments and their compilation, a span (a no-op one when untraced, still a context copy), a
- * scope and the connection lookup: an order of magnitude more work than running the text on its
- * connection, and none of it differs from one call to the next. Untraced, a prepared statement runs
- * on the connection @effect/sql would have picked: the open transaction's (so it composes with
- * `sql.withTransaction` as any statement does), or else the client's own. Traced, or with the
- * shortcut off, it is `sql.unsafe`, so its `sql.execute` span is what any statement shows.
+ * Statements with their text fixed once, through @effect/sql's public API only. Inside a
+ * transaction, untraced, a statement runs on the transaction's connection (the public
+ * `SqlClient.TransactionConnection`), past the per-statement compilation, span and scope of
+ * `sql.unsafe`, none of which differs from one call to the next. Anywhere else, traced, or when
+ * the client transforms its rows (which only its statements apply), it is `sql.unsafe`: its
+ * `sql.execute` span is what any statement shows.
  *
- * The client's own connection is taken once, here: @effect/sql-pg's, outside a transaction, is a
- * handle that borrows a pool client per statement and holds nothing in its scope. Interruption
- * behaves as in @effect/sql: the statement is cancelled on the server, the client released.
+ * Outside a transaction no public path is cheaper and as safe: the client's own connection is
+ * private to @effect/sql, and `sql.reserve` (a pool client held for a scope) loses its client when
+ * interrupted while the pool is busy, unless its wait is made uninterruptible.
  */
-const rowCount = (result: unknown): number => (result as { readonly rowCount: number | null }).rowCount ?? 0
-
 export const preparedStatements = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  if (!(yield* StatementShortcut)) {
-    return {
-      rows: (text: string): Prepared<ReadonlyArray<unknown>> => (params) => sql.unsafe(text, params),
-      count: (text: string): Prepared<number> => (params) => Effect.map(sql.unsafe(text, params).raw, rowCount)
-    } as const
-  }
-  const { acquirer, transformRows } = sql.unsafe("") as unknown as StatementInternals
-  // It cannot fail (no connection is made until a statement runs): a failure is a defect.
-  const own = yield* Effect.orDie(Effect.scoped(acquirer))
-  const connection = (fiber: Fiber.RuntimeFiber<unknown, unknown>) => {
-    const transaction = Context.getOption(fiber.currentContext, SqlClient.TransactionConnection)
-    return transaction._tag === "Some" ? transaction.value[0] : own
+  const transforms = Option.match(yield* Effect.serviceOption(PgClient.PgClient), {
+    onNone: () => true,
+    onSome: (pg) => pg.config.transformResultNames !== undefined
+  })
+  const transaction = (fiber: Fiber.RuntimeFiber<unknown, unknown>): SqlConnection.Connection | undefined => {
+    if (transforms || fiber.getFiberRef(FiberRef.currentTracerEnabled)) return undefined
+    const open = Context.getOption(fiber.currentContext, SqlClient.TransactionConnection)
+    return Option.isSome(open) ? open.value[0] : undefined
   }
   return {
     /** The rows it returns. */
     rows: (text: string): Prepared<ReadonlyArray<unknown>> => (params) =>
       Effect.withFiberRuntime<ReadonlyArray<unknown>, SqlError>((fiber) =>
-        fiber.getFiberRef(FiberRef.currentTracerEnabled)
-          ? sql.unsafe(text, params)
-          : connection(fiber).execute(text, params, transformRows)
+        transaction(fiber)?.execute(text, params, undefined) ?? sql.unsafe(text, params)
       ),
     /**
      * The number of rows it wrote, where no row needs to be read back: an insert of a row whose
@@ -68,9 +49,7 @@ export const preparedStatements = Effect.gen(function*() {
     count: (text: string): Prepared<number> => (params) =>
       Effect.map(
         Effect.withFiberRuntime<unknown, SqlError>((fiber) =>
-          fiber.getFiberRef(FiberRef.currentTracerEnabled)
-            ? sql.unsafe(text, params).raw
-            : connection(fiber).executeRaw(text, params)
+          transaction(fiber)?.executeRaw(text, params) ?? sql.unsafe(text, params).raw
         ),
         rowCount
       )

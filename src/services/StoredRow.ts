@@ -8,7 +8,7 @@ interface DomainClass<A> {
 
 // A class's schema turns its fields' struct into a declaration of the class; a struct is a schema
 // with fields too, and a function, but its instances are not made by `new`.
-const isDomainClass = (schema: Schema.Schema.Any): schema is Schema.Schema.Any & DomainClass<unknown> =>
+const isDomainClass = <A, I>(schema: Schema.Schema<A, I>): schema is Schema.Schema<A, I> & DomainClass<A> =>
   "fields" in schema && SchemaAST.isTransformation(schema.ast) && SchemaAST.isDeclaration(schema.ast.to)
 
 /** A field that is its value as it stands: required, its key not renamed (a schema, or a declared property signature). */
@@ -20,8 +20,7 @@ const asItStands = (field: Schema.Struct.Field): boolean =>
  * under the field names, SqlTable.ts) are the constructor's arguments; otherwise undefined (an
  * optional field is SQL null in its row, not absent).
  */
-const rowFields = (schema: Schema.Schema.Any): ReadonlyArray<string> | undefined => {
-  if (!isDomainClass(schema)) return undefined
+const rowFields = (schema: DomainClass<unknown>): ReadonlyArray<string> | undefined => {
   const fields = Object.entries(schema.fields)
   return fields.every(([, field]) => asItStands(field)) ? fields.map(([name]) => name) : undefined
 }
@@ -41,12 +40,11 @@ const rowFields = (schema: Schema.Schema.Any): ReadonlyArray<string> | undefined
  * optional or renamed field) is decoded, and a row that does not decode is a bug (a defect).
  */
 export const storedRow = <A, I>(Result: Schema.Schema<A, I>): ((row: unknown) => A) => {
-  const fields = rowFields(Result)
-  if (fields === undefined) return Schema.decodeUnknownSync(Result)
-  const Class = Result as unknown as DomainClass<A>
+  const fields = isDomainClass(Result) ? rowFields(Result) : undefined
+  if (fields === undefined || !isDomainClass(Result)) return Schema.decodeUnknownSync(Result)
   return (row) => {
     const props: Record<string, unknown> = {}
     for (const field of fields) props[field] = (row as Record<string, unknown>)[field]
-    return new Class(props, true)
+    return new Result(props, true)
   }
 }

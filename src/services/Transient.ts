@@ -214,7 +214,7 @@ const readOnlyWarning = Effect.logWarning(
 export const databaseOperation = <A, E, R>(
   self: Effect.Effect<A, E | SqlError.SqlError, R>
 ): Effect.Effect<A, Exclude<E, SqlError.SqlError> | Unavailable, R> => {
-  const classified = Effect.catchIf(
+  const classified: Effect.Effect<A, Exclude<E, SqlError.SqlError> | Unavailable, R> = Effect.catchIf(
     self,
     (e): e is SqlError.SqlError => Predicate.isTagged(e, "SqlError"),
     (error) => {
@@ -226,7 +226,7 @@ export const databaseOperation = <A, E, R>(
         Effect.zipRight(Effect.fail(databaseUnavailable()))
       )
     }
-  ) as Effect.Effect<A, Exclude<E, SqlError.SqlError> | Unavailable, R>
+  )
   // One look at the fiber for the open transaction, the budget, the gate and the tracer: this runs once per
   // unit of work, and again for each statement inside a transaction.
   return Effect.withFiberRuntime((fiber) => {

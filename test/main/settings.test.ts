@@ -80,7 +80,6 @@ const refused: ReadonlyArray<readonly [Record<string, string>, string]> = [
   [{ LOG_LEVEL: "trace" }, "org: LOG_LEVEL=trace is not valid: must be one of debug, info, warning, warn, error"],
   [{ ACCESS_LOG: "no" }, "org: ACCESS_LOG=no is not valid: must be one of on, off"],
   [{ MIGRATE: "auto" }, "org: MIGRATE=auto is not valid: must be one of on, off"],
-  [{ DATABASE_STATEMENT_SHORTCUT: "yes" }, "org: DATABASE_STATEMENT_SHORTCUT=yes is not valid: must be one of on, off"],
   [
     { OTEL_TRACES_SAMPLER: "sometimes" },
     "org: OTEL_TRACES_SAMPLER=sometimes is not valid: must be one of always_on, always_off, traceidratio, " +
@@ -161,7 +160,6 @@ describe("settings: what is accepted", () => {
         dataDir: "./.data",
         operationTimeoutMillis: 10_000,
         maxWaiting: 1024,
-        statementShortcut: true,
         migrationLockWaits: MigrationLockWaits.defaultValue()
       })
       expect([portUnset, portEmpty]).toEqual([9090, 9090])

@@ -1,6 +1,11 @@
 import { Code, ConnectError } from "@connectrpc/connect"
-import { type compressionNegotiate, type createMethodSerializationLookup, envelopeDecompress } from "@connectrpc/connect/protocol"
-import { Health, type HealthCheckRequest } from "../../gen/grpc/health/v1/health_pb.js"
+import { type compressionNegotiate, envelopeDecompress, type MethodSerializationLookup } from "@connectrpc/connect/protocol"
+import {
+  Health,
+  type HealthCheckRequest,
+  type HealthCheckRequestSchema,
+  type HealthCheckResponseSchema
+} from "../../gen/grpc/health/v1/health_pb.js"
 import { overMaxBodyBytes } from "../http/BoundedBody.js"
 import type { FailureKind } from "../ErrorTable.js"
 import type { Form } from "./HealthWatchWire.js"
@@ -36,7 +41,7 @@ export const requestMessage = async (
   form: Form,
   compression: ReturnType<typeof compressionNegotiate>["request"],
   options: RequestBounds,
-  serialization: ReturnType<typeof createMethodSerializationLookup>
+  serialization: MethodSerializationLookup<typeof HealthCheckRequestSchema, typeof HealthCheckResponseSchema>
 ): Promise<HealthCheckRequest | Refused> => {
   const messages: Array<Uint8Array> = []
   let offset = 0
@@ -60,13 +65,14 @@ export const requestMessage = async (
     offset += 5 + length
   }
   // connect-es says `unimplemented` for these; it is the caller's request that is wrong.
-  if (messages.length === 0) return new Refused("InvalidArgument", "protocol error: missing input message for server_streaming method")
-  if (messages.length > 1) return new Refused("InvalidArgument", "protocol error: received extra input message for server_streaming method")
-  if (form.binary && holdsMoreFields(Health.method.watch.input, messages[0]!, options.maxFields)) {
+  const [message, ...extra] = messages
+  if (message === undefined) return new Refused("InvalidArgument", "protocol error: missing input message for server_streaming method")
+  if (extra.length > 0) return new Refused("InvalidArgument", "protocol error: received extra input message for server_streaming method")
+  if (form.binary && holdsMoreFields(Health.method.watch.input, message, options.maxFields)) {
     return new Refused("ResourceExhausted", tooManyFieldsMessage(options.maxFields))
   }
   try {
-    return serialization.getI(form.binary).parse(messages[0]!) as HealthCheckRequest
+    return serialization.getI(form.binary).parse(message)
   } catch (error) {
     return refusedBy(error)
   }

@@ -1,5 +1,9 @@
-import type { compressionNegotiate, createMethodSerializationLookup } from "@connectrpc/connect/protocol"
-import type { HealthCheckRequest } from "../../gen/grpc/health/v1/health_pb.js"
+import type { compressionNegotiate, MethodSerializationLookup } from "@connectrpc/connect/protocol"
+import type {
+  HealthCheckRequest,
+  HealthCheckRequestSchema,
+  HealthCheckResponseSchema
+} from "../../gen/grpc/health/v1/health_pb.js"
 import { connectError } from "../ErrorTable.js"
 import { overMaxBodyBytes } from "../http/BoundedBody.js"
 import type { Request, Response } from "../http/PortListener.js"
@@ -34,7 +38,7 @@ function onClose(this: Response) {
 /** What the streams of one port share. */
 export interface Port {
   readonly options: HealthWatchOptions
-  readonly serialization: ReturnType<typeof createMethodSerializationLookup>
+  readonly serialization: MethodSerializationLookup<typeof HealthCheckRequestSchema, typeof HealthCheckResponseSchema>
 }
 
 /**

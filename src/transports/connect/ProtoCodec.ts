@@ -1,9 +1,9 @@
-import { create, type DescMessage, type DescMethodUnary, type MessageShape } from "@bufbuild/protobuf"
+import { create, type DescMessage, type DescMethodUnary, isMessage, type MessageShape } from "@bufbuild/protobuf"
 import { type Timestamp as TimestampMessage, TimestampSchema } from "@bufbuild/protobuf/wkt"
 import type { HandlerContext } from "@connectrpc/connect"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import type { DomainError } from "../../domain/Errors.js"
-import { fromSecondsNanos, type Timestamp, toSecondsNanos } from "../../domain/Timestamp.js"
+import { CanonicalTimestamp, fromSecondsNanos, type Timestamp, toSecondsNanos } from "../../domain/Timestamp.js"
 import type { EffectCall } from "./EffectCall.js"
 
 /**
@@ -37,9 +37,9 @@ const mapped = (direction: Direction, desc: DescMessage, value: object): Record<
     if (field.fieldKind === "message") {
       fields[field[direction.to]] = field.message.typeName === timestampType
         ? direction.timestamp(each)
-        : mapped(direction, field.message, each as object)
-    } else if (field.fieldKind === "list" && field.listKind === "message") {
-      fields[field[direction.to]] = (each as ReadonlyArray<object>).map((item) => mapped(direction, field.message, item))
+        : mappedIfObject(direction, field.message, each)
+    } else if (field.fieldKind === "list" && field.listKind === "message" && Array.isArray(each)) {
+      fields[field[direction.to]] = each.map((item: unknown) => mappedIfObject(direction, field.message, item))
     } else {
       fields[field[direction.to]] = each
     }
@@ -47,13 +47,22 @@ const mapped = (direction: Direction, desc: DescMessage, value: object): Record<
   return fields
 }
 
+/** A message field's value: an object (a message, or a domain value) is walked; anything else is left as it is. */
+const mappedIfObject = (direction: Direction, desc: DescMessage, value: unknown): unknown =>
+  typeof value === "object" && value !== null ? mapped(direction, desc, value) : value
+
 const toPayload: Direction = {
   from: "localName",
   to: "jsonName",
-  timestamp: (value) => timestampText(value as TimestampMessage)
+  timestamp: (value) => (isMessage(value, TimestampSchema) ? timestampText(value) : value)
 }
 
-const toInit: Direction = { from: "jsonName", to: "localName", timestamp: (value) => timestampMessage(value as Timestamp) }
+const isTimestamp = Schema.is(CanonicalTimestamp)
+const toInit: Direction = {
+  from: "jsonName",
+  to: "localName",
+  timestamp: (value) => (isTimestamp(value) ? timestampMessage(value) : value)
+}
 
 /**
  * A request message as its operation's payload, in the payload's wire shape: Timestamps as RFC 3339

@@ -2,7 +2,7 @@ import { Cause, Effect, Record, Runtime } from "effect"
 import { type DocumentNode, type ExecutionResult, GraphQLError, type GraphQLResolveInfo } from "./GraphqlJs.js"
 import { createHandler as http1Handler } from "graphql-http/lib/use/http"
 import { createHandler as http2Handler } from "graphql-http/lib/use/http2"
-import type * as http from "node:http"
+import * as http from "node:http"
 import * as http2 from "node:http2"
 import type { Writable } from "node:stream"
 import type { RequestParams, Response as GraphqlHttpResponse } from "graphql-http"
@@ -83,8 +83,9 @@ async (request: Parameters<typeof readParams>[0]): Promise<RequestParams | Graph
     new Promise<undefined>((resolve) => timer = setTimeout(() => resolve(undefined), tokenlessReadMillis))
   ])
   clearTimeout(timer)
-  if (params !== undefined && !Array.isArray(params)) {
-    const { operationName, query } = params as RequestParams
+  // Parameters, not an answer (graphql-http's [body, init] pair).
+  if (params !== undefined && "query" in params) {
+    const { operationName, query } = params
     try {
       if (typeof query === "string" && introspectionOnly(parseDocument(query), operationName)) return params
     } catch {
@@ -170,7 +171,10 @@ export const graphqlHandler = <R>(
   const h2 = http2Handler(handlerOptions)
   return (request, response) => {
     // A response always comes from the same server, node:http or node:http2, as its request.
-    if ("stream" in request) void h2(request, response as http2.Http2ServerResponse)
-    else void h1(request, response as http.ServerResponse)
+    if (request instanceof http2.Http2ServerRequest) {
+      if (response instanceof http2.Http2ServerResponse) void h2(request, response)
+    } else if (response instanceof http.ServerResponse) {
+      void h1(request, response)
+    }
   }
 }

@@ -22,6 +22,7 @@ import {
   Option,
   Runtime
 } from "effect"
+import { zipWith } from "effect/Array"
 import { type AccessLine, accessLineWriter } from "./AccessLine.js"
 import { type Call, finalCode } from "./Calls.js"
 import type { Request, Response } from "./PortListener.js"
@@ -89,7 +90,7 @@ export const loadTracing: Effect.Effect<Tracing> = Effect.promise(() => import("
 )
 
 const callerSpan = ({ externalSpan }: Tracing, headers: Request["headers"]) => {
-  const parent = HttpTraceContext.fromHeaders(Headers.fromInput(headers as Record<string, string>))
+  const parent = HttpTraceContext.fromHeaders(Headers.fromInput(headers))
   const state = headers["tracestate"]
   if (Option.isNone(parent) || state === undefined || state === "") return Option.getOrUndefined(parent)
   const { sampled, spanId, traceId } = parent.value
@@ -149,24 +150,24 @@ export const callTelemetry = <R>(
   // Label sets made once each: a metric's update with labels made anew costs a hash of its key.
   // Found by their values (few, and the same strings each call) in nested maps, without a key
   // string built and hashed per update.
+  interface LabelNode {
+    readonly next: Map<string, LabelNode>
+    labels?: ReadonlyArray<MetricLabel.MetricLabel>
+  }
   const labelSets = (names: ReadonlyArray<string>) => {
-    const root = new Map<string, unknown>()
+    const root: LabelNode = { next: new Map() }
     return (...values: ReadonlyArray<string>): ReadonlyArray<MetricLabel.MetricLabel> => {
       let node = root
-      for (let i = 0; i < values.length - 1; i++) {
-        let next = node.get(values[i]!) as Map<string, unknown> | undefined
+      for (const value of values) {
+        let next = node.next.get(value)
         if (next === undefined) {
-          next = new Map()
-          node.set(values[i]!, next)
+          next = { next: new Map() }
+          node.next.set(value, next)
         }
         node = next
       }
-      let labels = node.get(values[values.length - 1]!) as ReadonlyArray<MetricLabel.MetricLabel> | undefined
-      if (labels === undefined) {
-        labels = [serviceLabel, ...names.map((name, i) => MetricLabel.make(name, values[i]!))]
-        node.set(values[values.length - 1]!, labels)
-      }
-      return labels
+      node.labels ??= [serviceLabel, ...zipWith(names, values, MetricLabel.make)]
+      return node.labels
     }
   }
   const inFlight = labelSets(["style"])

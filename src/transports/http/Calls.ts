@@ -1,5 +1,5 @@
 import { codeToString } from "@connectrpc/connect/protocol-connect"
-import { type Cause, Effect, FiberRef, type Tracer } from "effect"
+import { type Cause, Effect, FiberRef, Record, type Tracer } from "effect"
 import { type CallNote, CurrentCallNote } from "../../operations/Operation.js"
 import { errorTable, type FailureKind } from "../ErrorTable.js"
 import type { Request, Response } from "./PortListener.js"
@@ -70,9 +70,7 @@ export const beginCall = (request: Request, requestId: string, path: string): Ca
 /** The call of a request the pipeline saw (a Node request, in either HTTP version). */
 export const callOf = (request: object): Call | undefined => calls.get(request)
 
-const codeNames = Object.fromEntries(
-  Object.entries(errorTable).map(([kind, wire]) => [kind, codeToString(wire.connect)])
-) as Record<FailureKind, string>
+const codeNames = Record.map(errorTable, (wire) => codeToString(wire.connect))
 
 /** Connect's name of a failure kind's code (`invalid_argument`), or `ok`. */
 export const codeName = (kind: FailureKind | "ok"): string => (kind === "ok" ? "ok" : codeNames[kind])
@@ -86,7 +84,7 @@ export const answered = (request: object, code: string): void => {
 // The first kind of a status wins: 404 is NotFound's in REST; Unimplemented's 404 is only ever
 // answered to Connect callers, whose code the wire tells.
 const kindByRestStatus = new Map(
-  (Object.entries(errorTable) as Array<[FailureKind, { readonly http: number }]>).reverse().map(([kind, wire]) => [wire.http, kind])
+  Record.toEntries(errorTable).reverse().map(([kind, wire]) => [wire.http, kind])
 )
 
 const isKind = (outcome: string): outcome is FailureKind => Object.hasOwn(errorTable, outcome)

@@ -39,8 +39,8 @@ const timedOut = (request: http2.Http2ServerRequest, response: http2.Http2Server
  * if its response had already begun, and its connection is sent GOAWAY.
  */
 export const withStreamDeadline = (handler: RequestHandler, millis: number): RequestHandler => (request, response) => {
-  if (request instanceof http2.Http2ServerRequest) {
-    const timer = setTimeout(() => timedOut(request, response as http2.Http2ServerResponse, millis), millis)
+  if (request instanceof http2.Http2ServerRequest && response instanceof http2.Http2ServerResponse) {
+    const timer = setTimeout(() => timedOut(request, response, millis), millis)
     // Cleared as soon as the request is in (nothing left to time), not only when the stream closes:
     // a stream that then stays open (a health Watch) would hold the timer, for nothing, until then.
     const arrived = () => {

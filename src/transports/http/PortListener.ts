@@ -147,8 +147,9 @@ export const listen = (handler: RequestHandler, options: ListenOptions) =>
 
       tcp.once("error", (error) => resume(Effect.fail(new ListenError({ message: error.message }))))
       tcp.listen(options.port, options.host, () => {
-        const address = tcp.address() as net.AddressInfo
-        resume(Effect.succeed({ port: address.port, close }))
+        // A TCP server's address is an AddressInfo (a string only for a pipe or socket file).
+        const address = tcp.address()
+        resume(Effect.succeed({ port: typeof address === "object" && address !== null ? address.port : options.port, close }))
       })
     }),
     ({ close }) => Effect.promise(close)

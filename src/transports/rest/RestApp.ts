@@ -72,7 +72,7 @@ const restRefusals = (api: HttpApi.HttpApi.Any) => {
 export const restRoutes = (api: HttpApi.HttpApi.Any) => {
   const routes = Object.entries(OpenApi.fromApi(api as never).paths).flatMap(([route, item]) => {
     const pattern = new RegExp(`^${route.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\{[^}]+\}/g, "[^/]+")}$`)
-    return Object.keys(item as object).map((method) => ({ method: method.toUpperCase(), pattern, route }))
+    return Object.keys(item).map((method) => ({ method: method.toUpperCase(), pattern, route }))
   })
   return (method: string, path: string): string | undefined =>
     routes.find((each) => each.method === method && each.pattern.test(path))?.route

@@ -1,3 +1,4 @@
+import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Exit, Layer } from "effect"
 import { AlreadyExists } from "../../src/domain/Errors.js"
@@ -8,19 +9,19 @@ import { validate } from "../../src/domain/Validation.js"
 import { Licenses } from "../../src/services/Licenses.js"
 import { Onboarding } from "../../src/services/Onboarding.js"
 import { Orgs } from "../../src/services/Orgs.js"
-import { StatementShortcut } from "../../src/services/Prepared.js"
 import { Profiles } from "../../src/services/Profiles.js"
 import { uuid } from "../support/ids.js"
 import { TestDatabase, testDatabaseKind } from "../support/TestDatabase.js"
 
-/** `DATABASE_STATEMENT_SHORTCUT=off`: every statement through @effect/sql's public `sql.unsafe`. */
-const services = Layer.mergeAll(Onboarding.Default, Orgs.Default, Profiles.Default, Licenses.Default).pipe(
-  Layer.provide(Layer.succeed(StatementShortcut, false))
-)
+/**
+ * Prepared statements: `sql.unsafe` outside a transaction, the transaction's own connection inside
+ * one (`Prepared.ts`), so a statement of a transaction that fails is rolled back with it.
+ */
+const services = Layer.mergeAll(Onboarding.Default, Orgs.Default, Profiles.Default, Licenses.Default)
 
-describe(`DATABASE_STATEMENT_SHORTCUT=off on ${testDatabaseKind}`, () => {
+describe(`prepared statements on ${testDatabaseKind}`, () => {
   layer(services.pipe(Layer.provideMerge(TestDatabase)), { timeout: 60_000, excludeTestServices: true })((it) => {
-    it.effect("reads, writes, replays, conflicts and lists as with the shortcut", () =>
+    it.effect("read, write, replay, conflict and list", () =>
       Effect.gen(function*() {
         const orgs = yield* Orgs
         const org = new Org({ id: OrgId.make(uuid()), name: "Public Path Inc" })
@@ -45,6 +46,16 @@ describe(`DATABASE_STATEMENT_SHORTCUT=off on ${testDatabaseKind}`, () => {
         expect((yield* (yield* Profiles).get(result.profileId)).orgId).toBe(result.orgId)
         expect((yield* (yield* Licenses).get(result.licenseId)).userId).toBe(result.profileId)
         expect((yield* (yield* Onboarding).getRun(result.workflowId)).status).toBe("completed")
+      }))
+
+    it.effect("a write inside a transaction that fails leaves no row behind", () =>
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        const orgs = yield* Orgs
+        const org = new Org({ id: OrgId.make(uuid()), name: "Rolled Back Inc" })
+        const failed = yield* Effect.exit(sql.withTransaction(Effect.zipRight(orgs.create(org), Effect.fail("stop"))))
+        expect(failed).toEqual(Exit.fail("stop"))
+        expect((yield* Effect.flip(orgs.get(org.id)))._tag).toBe("NotFound")
       }))
   })
 })
