@@ -15,6 +15,7 @@ export const baselines = {
   a: { title: "node:http + pg", script: "nodeHttpPg.js", styles: ["rest"] },
   b: { title: "connect-node + pg", script: "connectPg.js", styles: ["connect-json", "connect-binary", "grpc"] },
   d: { title: "HttpRouter + @effect/sql-pg", script: "effectRest.js", styles: ["rest"] },
+  h: { title: "HttpApi + SqlSchema repositories + @effect/sql-pg, as Effect-TS/examples' http-server", script: "effectHttpApi.js", styles: ["rest"] },
   e: { title: "graphql-js + pg", script: "graphqlPg.js", styles: ["graphql"] },
   f: {
     title: "connect-node + @effect/sql-pg, ManagedRuntime",

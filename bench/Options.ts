@@ -8,8 +8,10 @@ benchmark creates and drops its own database there) it runs one process per serv
 baselines, --quick included. The peers the targets name: (d) HttpRouter + @effect/sql-pg, REST's;
 (f) connect-node + @effect/sql-pg through a ManagedRuntime, the peer of Connect JSON, Connect
 binary and gRPC; (g) graphql-js + @effect/sql-pg through a ManagedRuntime, GraphQL's. Reported
-beside them, not targeted: (a) node:http + pg, Node's floor; (b) connect-node + pg and (e)
-graphql-js + pg, the hand-written peers; (c) pgbench. The org process is run a second time with
+beside them, not targeted: (h) the REST service as Effect-TS/examples' http-server writes it
+(HttpApi + SqlSchema repositories + @effect/sql-pg), the idiomatic Effect peer; (a) node:http +
+pg, Node's floor; (b) connect-node + pg and (e) graphql-js + pg, the hand-written peers; (c)
+pgbench. The org process is run a second time with
 OTLP export configured (every call sampled, to a sink in the benchmark), calls one at a time, and
 its CPU per call held to the untraced one's (needs concurrency 1). The all-in-one process on the embedded
 database is started on a new data directory, then again on the same one, which is measured (not
@@ -23,7 +25,7 @@ Options:
   --warmup=N        seconds of warm-up per scenario (default 2, 1 with --quick; whole seconds for wrk)
   --concurrency=L   comma-separated list (default 1,16,64)
   --only=REGEX      only scenarios whose "<Operation> <style>" matches, e.g. --only='GetOrg (rest|grpc)',
-                    and the baselines' that are their peers ((d), (f), (g), and (b), (e)) or (a)'s floor
+                    and the baselines' that are their peers ((d), (f), (g), (h), and (b), (e)) or (a)'s floor
   --no-embedded     skip the all-in-one embedded run
   --no-baselines    skip the baselines (to compare two builds of the services; no peer ratios then)
   --help            this text

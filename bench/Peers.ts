@@ -45,6 +45,13 @@ export const peerOf = (style: Style): Peer =>
 export const handWrittenOf = (style: Style): Peer =>
   style === "rest" ? { server: "a", style } : style === "graphql" ? { server: "e", style } : { server: "b", style }
 
+/**
+ * The idiomatic Effect peer, reported beside the minimal one, not targeted (issue 41): (h), the
+ * REST paths written as Effect-TS/examples' http-server writes a service (HttpApi decoding with the
+ * domain's schemas, errors with their status, SqlSchema repositories). REST only.
+ */
+export const idiomaticOf = (style: Style): Peer | undefined => style === "rest" ? { server: "h", style } : undefined
+
 /** Node's floor, (a)'s REST server, for the same operation in every style. */
 export const floor: Peer = { server: "a", style: "rest" }
 

@@ -1,4 +1,4 @@
-import { find, floor, handWrittenOf, peerLabel, rateRatio } from "./Peers.js"
+import { cpuRatio, find, floor, handWrittenOf, idiomaticOf, peerLabel, rateRatio } from "./Peers.js"
 import type { Results, Server } from "./Results.js"
 import { operations, styles } from "./Scenarios.js"
 import { beside, limits, rowTarget, targets, workflowCpuStyles } from "./Targets.js"
@@ -30,7 +30,8 @@ const serverTitle: Record<Server, string> = {
   d: "Baseline (d): @effect/platform HttpRouter + @effect/sql-pg, REST, nothing of ours",
   e: "Baseline (e): graphql-js parse/validate/execute over node:http + pg",
   f: "Baseline (f): connect-node + @effect/sql-pg through a ManagedRuntime, nothing of ours",
-  g: "Baseline (g): graphql-js over node:http + @effect/sql-pg through a ManagedRuntime, nothing of ours"
+  g: "Baseline (g): graphql-js over node:http + @effect/sql-pg through a ManagedRuntime, nothing of ours",
+  h: "Baseline (h): REST as Effect-TS/examples' http-server writes it, HttpApi + SqlSchema repositories + @effect/sql-pg"
 }
 
 const peerNote = "Peer: the minimal Effect service on the same libraries, same run, same statements, same pool, " +
@@ -41,7 +42,8 @@ const peerNote = "Peer: the minimal Effect service on the same libraries, same r
   `"calls/s vs peer" ours over the peer's calls/s (goal >= ${limits.rate.goal} x, must >= ${limits.rate.must} x). ` +
   "met?: \"NO\" when a must is missed, \"goal missed\" when only a goal is. Reported beside, not targeted: " +
   "calls/s over the hand-written peer's ((b) for Connect and gRPC, (e) for GraphQL, (a) for REST) and over (a)'s, " +
-  "Node's floor, same operation."
+  "Node's floor, same operation; for REST, CPU us per call and calls/s over (h)'s, the idiomatic Effect service " +
+  "(issue 41: HttpApi decoding with the domain's schemas, SqlSchema repositories)."
 
 /**
  * One Markdown table per server: req/s, p50 and p99 (ms) per concurrency, CPU per request; for
@@ -64,6 +66,11 @@ export const throughputTable = (results: Results, server: Server): string | unde
       if (withTargets && style !== "pgbench") {
         const target = rowTarget(results, operation, style, top)
         row.push(peerLabel(target.peer), num(target.cpu, 2), num(target.rate, 2), top === 64 ? target.verdict : "-")
+        const idiomatic = idiomaticOf(style)
+        row.push(
+          idiomatic === undefined ? "-" : num(cpuRatio(results, server, operation, style, idiomatic, top), 2),
+          idiomatic === undefined ? "-" : num(rateRatio(results, server, operation, style, idiomatic, top), 2)
+        )
         const handWritten = handWrittenOf(style)
         row.push(
           handWritten.server === floor.server ? "-" : num(rateRatio(results, server, operation, style, handWritten, top), 2),
@@ -85,7 +92,16 @@ export const throughputTable = (results: Results, server: Server): string | unde
   for (const c of results.concurrencies) header.push(`c${c} req/s`, `c${c} p50`, `c${c} p99`)
   if (server !== "c") header.push(`CPU us/req c${top}`)
   if (withTargets) {
-    header.push("peer", `CPU vs peer c${top}`, `calls/s vs peer c${top}`, "met?", `calls/s vs hand-written c${top}`, `calls/s vs (a) c${top}`)
+    header.push(
+      "peer",
+      `CPU vs peer c${top}`,
+      `calls/s vs peer c${top}`,
+      "met?",
+      `CPU vs (h) c${top}`,
+      `calls/s vs (h) c${top}`,
+      `calls/s vs hand-written c${top}`,
+      `calls/s vs (a) c${top}`
+    )
   }
   if (asCeiling) header.push(`vs (a)/(c) c${top}`)
   return `### ${serverTitle[server]}\n\n${table(header, rows)}` + (withTargets ? `\n\n${peerNote}` : "")
@@ -112,13 +128,14 @@ const besideSection = (results: Results): Array<string> => {
     "At c64, every operation both served: the lowest ratio of calls/s and the highest of CPU us per call. The " +
     "hand-written peers without Effect ((b) Connect and gRPC, (e) GraphQL), Node's floor (a) (node:http + pg, " +
     "also REST's hand-written peer) and pgbench (c); the minimal Effect peer over the hand-written one is the " +
-    "price of Effect itself.\n\n" +
+    "price of Effect itself. For REST, (h), the idiomatic Effect service (Effect-TS/examples' http-server: HttpApi, " +
+    "SqlSchema repositories), beside ours and (d).\n\n" +
     table(["compared", "calls/s, ours / theirs", "CPU us per call, ours / theirs"], rows.map((r) => [r.compared, r.rate, r.cpu]))
   ]
 }
 
 export const report = (results: Results): string => {
-  const sections = (["services-pg", "services-pg-traced", "services-embedded", "d", "f", "g", "a", "b", "c", "e"] as const)
+  const sections = (["services-pg", "services-pg-traced", "services-embedded", "d", "h", "f", "g", "a", "b", "c", "e"] as const)
     .map((server) => throughputTable(results, server))
     .filter((s): s is string => s !== undefined)
   return [

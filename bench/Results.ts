@@ -5,7 +5,7 @@ import type { Operation, Style } from "./Scenarios.js"
  * Who served a measured cell: the services (per database mode; on PostgreSQL also the org
  * process again with OTLP export configured, "traced") or one of the baselines.
  */
-export type Server = "services-pg" | "services-pg-traced" | "services-embedded" | "a" | "b" | "c" | "d" | "e" | "f" | "g"
+export type Server = "services-pg" | "services-pg-traced" | "services-embedded" | "a" | "b" | "c" | "d" | "e" | "f" | "g" | "h"
 
 export interface Cell {
   readonly server: Server

@@ -1,4 +1,16 @@
-import { cpuRatio, find, floor, handWrittenOf, type Peer, peerLabel, peerOf, p99Ratio, rateRatio, unanswered } from "./Peers.js"
+import {
+  cpuRatio,
+  find,
+  floor,
+  handWrittenOf,
+  idiomaticOf,
+  type Peer,
+  peerLabel,
+  peerOf,
+  p99Ratio,
+  rateRatio,
+  unanswered
+} from "./Peers.js"
 import type { Cell, Results, Server } from "./Results.js"
 import { type Operation, operations, type Style, styles } from "./Scenarios.js"
 
@@ -317,7 +329,8 @@ export interface Beside {
 /**
  * The hand-written peers (b), (e), Node's floor (a) and pgbench (c), reported beside the targets,
  * not targeted (issue 28): ours against each, and the minimal Effect peer against the hand-written
- * one in its style, whose distance is the price of Effect itself. Per style, over every operation
+ * one in its style, whose distance is the price of Effect itself; for REST, ours and (d) against
+ * (h), the idiomatic Effect service (issue 41). Per style, over every operation
  * both served at c64: the lowest calls/s ratio and the highest CPU-per-call ratio.
  */
 export const beside = (results: Results): ReadonlyArray<Beside> => {
@@ -336,6 +349,11 @@ export const beside = (results: Results): ReadonlyArray<Beside> => {
     const peer = peerOf(style)
     const handWritten = handWrittenOf(style)
     const ours = `ours ${style}`
+    const idiomatic = idiomaticOf(style)
+    if (idiomatic !== undefined) {
+      compare(`${ours} vs ${peerLabel(idiomatic)}, the idiomatic Effect service`, "services-pg", style, idiomatic)
+      compare(`${peerLabel(peer)} vs ${peerLabel(idiomatic)}: the minimal Effect service over the idiomatic one`, peer.server, style, idiomatic)
+    }
     if (handWritten.server !== floor.server) compare(`${ours} vs ${peerLabel(handWritten)}, hand-written`, "services-pg", style, handWritten)
     compare(`${ours} vs ${peerLabel(floor)}, Node's floor`, "services-pg", style, floor)
     compare(`${peerLabel(peer)} vs ${peerLabel(handWritten)}: the price of Effect itself`, peer.server, style, handWritten)

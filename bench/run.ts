@@ -17,7 +17,7 @@ import { wrk } from "./load/wrk.js"
 import { machine } from "./Machine.js"
 import { otlpSink } from "./OtlpSink.js"
 import { parseOptions, usage } from "./Options.js"
-import { handWrittenOf, peerOf } from "./Peers.js"
+import { handWrittenOf, idiomaticOf, peerOf } from "./Peers.js"
 import { cpuMicros, freePort, peakRss, rssMiB, start, type Started, stop } from "./Processes.js"
 import { report } from "./Report.js"
 import type { Cell, ProcessFigures, Results, Server } from "./Results.js"
@@ -71,8 +71,8 @@ const counted = (server: Server, requests: number) => callsTo.set(server, (calls
 
 /**
  * Whether --only leaves a scenario in: ours when it matches; a baseline's also when it is the
- * minimal Effect peer ((d), (f), (g)) or the hand-written peer ((b), (e)) of one of ours that
- * matches, or (a)'s floor for its operation, so that every row's ratios fill in.
+ * minimal Effect peer ((d), (f), (g)), the idiomatic one ((h)) or the hand-written peer ((b), (e))
+ * of one of ours that matches, or (a)'s floor for its operation, so that every row's ratios fill in.
  */
 const wanted = (server: Server, operation: Operation, style: Style) => {
   const matches = (s: Style) => options.only === undefined || options.only.test(`${operation} ${s}`)
@@ -80,7 +80,8 @@ const wanted = (server: Server, operation: Operation, style: Style) => {
   if (server === "services-pg" || server === "services-pg-traced" || server === "services-embedded") return false
   return styles.some((ours) =>
     matches(ours) &&
-    (server === "a" || [peerOf(ours), handWrittenOf(ours)].some((peer) => peer.server === server && peer.style === style))
+    (server === "a" ||
+      [peerOf(ours), handWrittenOf(ours), idiomaticOf(ours)].some((peer) => peer?.server === server && peer.style === style))
   )
 }
 
@@ -220,8 +221,8 @@ const onPostgres = async (serverUrl: string) => {
     await tracedRun(env)
 
     if (!options.baselines) return
-    // Every baseline runs under --quick too: (d), (f) and (g) are the peers the targets name; (b), (e),
-    // (a) and (c) are reported beside them.
+    // Every baseline runs under --quick too: (d), (f) and (g) are the peers the targets name; (h), (b),
+    // (e), (a) and (c) are reported beside them.
     const baseline = async (server: BaselineServer) => {
       const { title, script, styles: served } = baselines[server]
       const [port, grpcPort] = [await freePort(), await freePort()]

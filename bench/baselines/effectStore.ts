@@ -63,7 +63,15 @@ export const makeEffectStore = Effect.gen(function*() {
       insertOrReplay(statements.insertLicense, tables.licenses.values(l), statements.selectLicense, l),
     getLicense: (id: string) => first<LicenseRow>(statements.selectLicense, [id]),
 
-    /** The workflow's transaction: claim the run row, then the three rows; ids made here. */
+    /**
+     * The workflow's transaction: claim the run row, then the three rows; ids made here. It runs to
+     * its end when its caller leaves (as the services' work does): interrupted mid-statement,
+     * @effect/sql-pg would cancel the statement with `pg_cancel_backend` sent through this same
+     * pool, whose every connection may be held by a transaction waiting for its own cancel before
+     * its rollback. Nothing then moves until the cancels time out (5 s): what (d), whose handler
+     * is interrupted when the load generator closes its connections at the end of a measurement,
+     * did to the next measurement of the workflow at c64 in the run of 7912916.
+     */
     createWorkflow: (input: WorkflowInput) =>
       Effect.suspend(() => {
         const ids = newWorkflowIds()
@@ -74,7 +82,7 @@ export const makeEffectStore = Effect.gen(function*() {
           yield* sql.unsafe(statements.insertLicense, workflowRows(ids, input).license).raw
           return ids
         }))
-      })
+      }).pipe(Effect.uninterruptible)
   } as const
 })
 

@@ -10,7 +10,7 @@
  * the rest, the per-call work: the rest repeats within a few percent between windows once the code
  * is warm, the total does not (compilation and collection land in windows at random).
  *
- *   DATABASE_URL=postgres://… node dist/bench/bench/tools/instructionsPerCall.js [--server=ours|a|b|d|e|f|g] \
+ *   DATABASE_URL=postgres://… node dist/bench/bench/tools/instructionsPerCall.js [--server=ours|a|b|d|e|f|g|h] \
  *     [--operation=GetOrg|GetProfile|GetLicense] [--style=rest|connect-json|graphql] [--traced] \
  *     [--warmup=4000] [--calls=300] [--windows=3]
  *
@@ -63,7 +63,7 @@ if (
   (traced && server !== "ours")
 ) {
   console.error(
-    "usage: DATABASE_URL=… instructionsPerCall [--server=ours|a|b|d|e|f|g] [--operation=GetOrg|GetProfile|GetLicense] " +
+    "usage: DATABASE_URL=… instructionsPerCall [--server=ours|a|b|d|e|f|g|h] [--operation=GetOrg|GetProfile|GetLicense] " +
       "[--style=rest|connect-json|graphql] [--traced] " +
       "[--warmup=4000] [--calls=300] [--windows=3] (a server serving the style; --traced for ours)"
   )
