@@ -1,4 +1,4 @@
-import { Effect, Option, Tracer } from "effect"
+import { Clock, Effect, Option, Tracer } from "effect"
 
 /**
  * An attribute on the current span, when there is one. Effect.annotateCurrentSpan looks for the
@@ -9,3 +9,12 @@ export const spanAttribute = (key: string, value: unknown): Effect.Effect<void> 
   Effect.map(Effect.serviceOption(Tracer.ParentSpan), (span) => {
     if (Option.isSome(span) && span.value._tag === "Span") span.value.attribute(key, value)
   })
+
+/** An event on the current span, when there is one (as `spanAttribute`, without a failure to find it). */
+export const spanEvent = (name: string, attributes: Record<string, unknown>): Effect.Effect<void> =>
+  Effect.flatMap(Effect.serviceOption(Tracer.ParentSpan), (span) =>
+    Option.isSome(span) && span.value._tag === "Span"
+      ? Effect.map(Clock.currentTimeNanos, (now) => {
+        if (span.value._tag === "Span") span.value.event(name, now, attributes)
+      })
+      : Effect.void)

@@ -3,7 +3,7 @@ import * as SqlError from "@effect/sql/SqlError"
 import { Context, Duration, Effect, Exit, Fiber, FiberId, FiberRef, Metric, Option, Predicate, Schedule } from "effect"
 import { Unavailable } from "../domain/Errors.js"
 import { budgetExpired, type DatabaseGate, databaseUnavailable, DatabaseGateRef } from "./DatabaseGate.js"
-import { spanAttribute } from "./SpanAttribute.js"
+import { spanAttribute, spanEvent } from "./SpanAttribute.js"
 
 // SQLSTATEs worth retrying: serialization failure, deadlock, connection exceptions (class 08),
 // server shutting down or starting up (57P01-57P03: a primary stopped for a failover or a
@@ -58,11 +58,12 @@ export const transientFailures = Metric.counter("onboarding_db_transient_failure
 })
 
 /**
- * Each attempt a span of its own when traced: a retried one shows the SQLSTATE that ended it.
- * Untraced, no span at all: even a no-op span costs a context copy per attempt.
+ * A retry, traced, is a span of its own showing the SQLSTATE that ended it. The first attempt, where
+ * nearly every unit of work ends, has none: it would repeat the operation's span, and spans are most
+ * of what tracing costs a call (docs/benchmarks.md §5); its failure is an event on the operation's.
  */
-const attempt = <A, E, R>(self: Effect.Effect<A, E, R>, traced: boolean) =>
-  traced ? Effect.withSpan(self, "database attempt", { captureStackTrace: false }) : self
+const retryAttempt = <A, E, R>(self: Effect.Effect<A, E, R>) =>
+  Effect.withSpan(self, "database attempt", { captureStackTrace: false })
 
 /**
  * `sql.withTransaction`, with a failed COMMIT (or ROLLBACK) as the failure it is. @effect/sql turns
@@ -119,11 +120,11 @@ const isUnavailable = (e: unknown): e is Unavailable => e instanceof Unavailable
  * The retry loop starts by replaying that first failure, so the delays and the count are the
  * schedule's own.
  */
-const retryingTransient = <A, E, R>(attempt: Effect.Effect<A, E | Unavailable, R>) =>
+const retryingTransient = <A, E, R>(attempt: Effect.Effect<A, E | Unavailable, R>, retry: typeof attempt) =>
   Effect.catchIf(attempt, isUnavailable, (first) => {
     let replayed = false
     const again = Effect.suspend(() => {
-      if (replayed) return attempt
+      if (replayed) return retry
       replayed = true
       return Effect.fail(first)
     })
@@ -214,26 +215,30 @@ const readOnlyWarning = Effect.logWarning(
 export const databaseOperation = <A, E, R>(
   self: Effect.Effect<A, E | SqlError.SqlError, R>
 ): Effect.Effect<A, Exclude<E, SqlError.SqlError> | Unavailable, R> => {
-  const classified: Effect.Effect<A, Exclude<E, SqlError.SqlError> | Unavailable, R> = Effect.catchIf(
-    self,
-    (e): e is SqlError.SqlError => Predicate.isTagged(e, "SqlError"),
-    (error) => {
-      if (!isTransient(error)) return Effect.die(error)
-      const state = sqlState(error)
-      return Metric.increment(Metric.tagged(transientFailures, "sqlstate", state)).pipe(
-        Effect.zipRight(state === readOnly ? readOnlyWarning : Effect.void),
-        Effect.zipRight(spanAttribute("db.response.status_code", state)),
-        Effect.zipRight(Effect.fail(databaseUnavailable()))
-      )
-    }
-  )
+  /** `self`, its transient failures as `Unavailable`, each told to the current span by `tell`. */
+  const classified = (tell: (state: string) => Effect.Effect<void>): Effect.Effect<A, Exclude<E, SqlError.SqlError> | Unavailable, R> =>
+    Effect.catchIf(
+      self,
+      (e): e is SqlError.SqlError => Predicate.isTagged(e, "SqlError"),
+      (error) => {
+        if (!isTransient(error)) return Effect.die(error)
+        const state = sqlState(error)
+        return Metric.increment(Metric.tagged(transientFailures, "sqlstate", state)).pipe(
+          Effect.zipRight(state === readOnly ? readOnlyWarning : Effect.void),
+          Effect.zipRight(tell(state)),
+          Effect.zipRight(Effect.fail(databaseUnavailable()))
+        )
+      }
+    )
+  const onRetrySpan = (state: string) => spanAttribute("db.response.status_code", state)
+  const first = classified((state) => spanEvent("database attempt failed", { "db.response.status_code": state }))
   // One look at the fiber for the open transaction, the budget, the gate and the tracer: this runs once per
   // unit of work, and again for each statement inside a transaction.
   return Effect.withFiberRuntime((fiber) => {
     const context = fiber.currentContext
-    if (Option.isSome(Context.getOption(context, SqlClient.TransactionConnection))) return classified
+    if (Option.isSome(Context.getOption(context, SqlClient.TransactionConnection))) return first
     return withinBudget(
-      retryingTransient(attempt(classified, fiber.getFiberRef(FiberRef.currentTracerEnabled))),
+      retryingTransient(first, fiber.getFiberRef(FiberRef.currentTracerEnabled) ? retryAttempt(classified(onRetrySpan)) : first),
       Context.get(context, OperationBudget),
       Context.get(context, DatabaseGateRef)
     )
