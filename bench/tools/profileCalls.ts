@@ -7,7 +7,8 @@
  *   DATABASE_URL=postgres://… node dist/bench/bench/tools/profileCalls.js <Operation> <style> <server>… \
  *     [--seconds=15] [--warmup=10] [--concurrency=64]
  *
- * Servers: ours (the operation's service process), and the baselines a, b, d, e, f, g (see
+ * Servers: ours (the operation's service process), ours-traced (the same with OTLP export to a
+ * span-counting sink in this process, every call sampled), and the baselines a, b, d, e, f, g (see
  * docs/benchmarks.md §3); each must serve the style. Profiles are kept in reports/profiles/.
  */
 import { randomUUID } from "node:crypto"
@@ -23,6 +24,7 @@ import { baselineOf } from "../Baselines.js"
 import { freePort, start, type Started, stop } from "../Processes.js"
 import { type Operation, operations, type Scenario, scenario, type Seed, serviceOf, type Style, styles } from "../Scenarios.js"
 import { dropDatabase, seededDatabase } from "../TempDatabase.js"
+import { otlpSink } from "../OtlpSink.js"
 import { readProfile } from "./CpuProfile.js"
 
 const root = fileURLToPath(new URL("../../../../", import.meta.url))
@@ -31,7 +33,7 @@ const option = (name: string, fallback: number) => Number(args.find((a) => a.sta
 const [operation, style, ...servers] = args.filter((a) => !a.startsWith("--")) as [Operation, Style, ...Array<string>]
 const serverUrl = process.env["DATABASE_URL"] ?? ""
 if (!operations.includes(operation) || !styles.includes(style) || servers.length === 0 || serverUrl === "") {
-  console.error("usage: DATABASE_URL=… profileCalls <Operation> <style> <ours|a|b|d|e|f|g>… [--seconds=15] [--warmup=10] [--concurrency=64]")
+  console.error("usage: DATABASE_URL=… profileCalls <Operation> <style> <ours|ours-traced|a|b|d|e|f|g>… [--seconds=15] [--warmup=10] [--concurrency=64]")
   process.exit(2)
 }
 const seconds = option("seconds", 15)
@@ -76,14 +78,17 @@ const profileOne = async (server: string): Promise<{ readonly groups: Map<string
   const profileDir = join(root, "reports", "profiles", `${operation}-${style}-${server}-${Date.now()}`)
   mkdirSync(profileDir, { recursive: true })
   let started: Started | undefined
+  const traced = server === "ours-traced"
+  const sink = traced ? await otlpSink() : undefined
   try {
     const [port, grpcPort] = [await freePort(), await freePort()]
     const env = {
       DATABASE_URL: database.url,
       PORT: String(port),
-      GRPC_PORT: String(grpcPort)
+      GRPC_PORT: String(grpcPort),
+      ...(sink === undefined ? {} : { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_TRACES_SAMPLER: "always_on" })
     }
-    const ours = server === "ours"
+    const ours = server === "ours" || traced
     const baseline = baselineOf(server)
     if (!ours && (baseline === undefined || !baseline.styles.includes(style))) throw new Error(`(${server}) does not serve ${style}`)
     const spawnedAt = performance.now()
@@ -118,6 +123,7 @@ const profileOne = async (server: string): Promise<{ readonly groups: Map<string
     return { groups, measured }
   } finally {
     if (started !== undefined) await stop(started)
+    await sink?.close()
     await dropDatabase(serverUrl, database.name)
   }
 }
