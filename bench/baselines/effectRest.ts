@@ -4,7 +4,8 @@
  * services' statements (effectStore.ts, shared with (f) and (g): the same text as (a)); the same
  * create semantics as (a), the workflow in one `withTransaction`. No schema validation, no error
  * table, no budget or retry: what any REST service on this stack pays before it does anything of
- * its own. Tracing is off, as in ours. Env: DATABASE_URL, PORT, DATABASE_POOL_SIZE (10).
+ * its own. Tracing is off, as in ours, unless OTEL_EXPORTER_OTLP_ENDPOINT (or ..._TRACES_ENDPOINT) asks for
+ * it (effectStore.ts: peerLayer). Env: DATABASE_URL, PORT, DATABASE_POOL_SIZE (10).
  */
 import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
 import * as HttpRouter from "@effect/platform/HttpRouter"
@@ -14,10 +15,10 @@ import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Cause, Effect, ManagedRuntime } from "effect"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
-import { makeEffectStore, pgLayer } from "./effectStore.js"
+import { makeEffectStore, peerLayer, traced } from "./effectStore.js"
 import type { Created } from "./store.js"
 
-const runtime = ManagedRuntime.make(pgLayer)
+const runtime = ManagedRuntime.make(await peerLayer("d"))
 const store = await runtime.runPromise(makeEffectStore)
 
 type Body = Record<string, any>
@@ -81,8 +82,10 @@ const app = routes.reduce<HttpRouter.HttpRouter<any, any>>((router, route) => ro
   })
 )
 
+// Traced (OTEL_EXPORTER_OTLP_ENDPOINT set), @effect/platform's defaults: its server span per
+// request, with @effect/sql's `sql.execute` under it.
 const handler = await runtime.runPromise(
-  NodeHttpServer.makeHandler(app).pipe(
+  traced ? NodeHttpServer.makeHandler(app) : NodeHttpServer.makeHandler(app).pipe(
     Effect.withTracerEnabled(false),
     Effect.locally(HttpMiddleware.currentTracerDisabledWhen, () => true)
   )

@@ -9,6 +9,7 @@
 import * as PgClient from "@effect/sql-pg/PgClient"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect, Layer, Redacted } from "effect"
+import type { OtlpExport } from "../../src/main/OtlpSettings.js"
 import { statements, tables } from "./statements.js"
 import {
   claimRunValues,
@@ -22,15 +23,39 @@ import {
   workflowRows
 } from "./store.js"
 
+const pgClient = PgClient.layer({
+  url: Redacted.make(process.env["DATABASE_URL"] ?? ""),
+  maxConnections: Number(process.env["DATABASE_POOL_SIZE"] ?? 10),
+  applicationName: "bench-baseline"
+})
+
 /** The pool as (d) has always made it: tracing off, as in the services' default. */
-export const pgLayer = Layer.merge(
-  PgClient.layer({
-    url: Redacted.make(process.env["DATABASE_URL"] ?? ""),
-    maxConnections: Number(process.env["DATABASE_POOL_SIZE"] ?? 10),
-    applicationName: "bench-baseline"
-  }),
-  Layer.setTracerEnabled(false)
-)
+export const pgLayer = Layer.merge(pgClient, Layer.setTracerEnabled(false))
+
+/**
+ * Whether the peer traces: the same variables as the services (OTLP export of traces when an
+ * endpoint is set; OTEL_TRACES_SAMPLER and the rest read by the SDK itself).
+ */
+export const traced = process.env["OTEL_EXPORTER_OTLP_ENDPOINT"] !== undefined ||
+  process.env["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"] !== undefined
+
+/**
+ * The peer's layer: untraced, `pgLayer` as always (the SDK not even loaded); traced (issue 41), the
+ * pool with Effect's tracer on and the services' own `openTelemetryLayer` (@effect/opentelemetry's
+ * tracer, batch processor, OTLP/HTTP protobuf exporter; traces only), so that the spans are the
+ * ones Effect and its libraries make by default (@effect/sql's `sql.execute`, and whatever the
+ * peer's server makes) and their cost is Effect's, not ours. Process `peer-<name>`.
+ */
+export const peerLayer = async (name: string) =>
+  traced
+    ? Layer.merge(
+      pgClient,
+      (await import("../../src/main/OpenTelemetry.js")).openTelemetryLayer(
+        `peer-${name}`,
+        { traces: true, metrics: false, metricsIntervalMillis: 60_000 } satisfies OtlpExport
+      )
+    )
+    : pgLayer
 
 /** The rows an insert wrote, from `pg`'s result. */
 const rowCount = (result: unknown) => (result as { readonly rowCount: number | null }).rowCount ?? 0
