@@ -10,6 +10,7 @@
  * beyond (b)'s three refusals, no budget, retries, limits or telemetry.
  * Env: DATABASE_URL, PORT, GRPC_PORT, DATABASE_POOL_SIZE (10).
  */
+import type { DescMethod } from "@bufbuild/protobuf"
 import { Effect, ManagedRuntime } from "effect"
 import { LicenseService } from "../../src/gen/license/v1beta1/license_pb.js"
 import { OrgService } from "../../src/gen/org/v1beta1/org_pb.js"
@@ -27,40 +28,40 @@ const store = await runtime.runPromise(makeEffectStore)
  * an Effect service on it would make itself (`Effect.withSpan`, OpenTelemetry's RPC attributes),
  * with @effect/sql's `sql.execute` under it; untraced, nothing is added.
  */
-const run = <A, E>(service: string, method: string, effect: Effect.Effect<A, E>): Promise<A> =>
+const run = <A, E>(method: DescMethod, effect: Effect.Effect<A, E>): Promise<A> =>
   runtime.runPromise(
     traced
-      ? Effect.withSpan(effect, `${service}/${method}`, {
+      ? Effect.withSpan(effect, `${method.parent.typeName}/${method.name}`, {
         kind: "server",
-        attributes: { "rpc.system": "connect_rpc", "rpc.service": service, "rpc.method": method }
+        attributes: { "rpc.system": "connect_rpc", "rpc.service": method.parent.typeName, "rpc.method": method.name }
       })
       : effect
   )
 
 serveConnect((router) => {
   router.service(OrgService, {
-    createOrg: async (req) => ({ org: await created(run(OrgService.typeName, "CreateOrg", store.createOrg({ id: req.id, name: req.name }))) }),
-    getOrg: async (req) => ({ org: await found(run(OrgService.typeName, "GetOrg", store.getOrg(req.id))) })
+    createOrg: async (req) => ({ org: await created(run(OrgService.method.createOrg, store.createOrg({ id: req.id, name: req.name }))) }),
+    getOrg: async (req) => ({ org: await found(run(OrgService.method.getOrg, store.getOrg(req.id))) })
   })
   router.service(ProfileService, {
     createProfile: async (req) => ({
-      profile: await created(run(ProfileService.typeName, "CreateProfile", store.createProfile({ id: req.id, fullName: req.fullName, orgId: req.orgId })))
+      profile: await created(run(ProfileService.method.createProfile, store.createProfile({ id: req.id, fullName: req.fullName, orgId: req.orgId })))
     }),
-    getProfile: async (req) => ({ profile: await found(run(ProfileService.typeName, "GetProfile", store.getProfile(req.id))) })
+    getProfile: async (req) => ({ profile: await found(run(ProfileService.method.getProfile, store.getProfile(req.id))) })
   })
   router.service(LicenseService, {
     createLicense: async (req) => ({
       license: license(
         await created(
-          run(LicenseService.typeName, "CreateLicense", store.createLicense({ id: req.id, userId: req.userId, start: toText(req.start), end: toText(req.end) }))
+          run(LicenseService.method.createLicense, store.createLicense({ id: req.id, userId: req.userId, start: toText(req.start), end: toText(req.end) }))
         )
       )
     }),
-    getLicense: async (req) => ({ license: license(await found(run(LicenseService.typeName, "GetLicense", store.getLicense(req.id)))) })
+    getLicense: async (req) => ({ license: license(await found(run(LicenseService.method.getLicense, store.getLicense(req.id)))) })
   })
   router.service(WorkflowService, {
     createOnboardingWorkflow: async (req) =>
-      run(WorkflowService.typeName, "CreateOnboardingWorkflow", store.createWorkflow({
+      run(WorkflowService.method.createOnboardingWorkflow, store.createWorkflow({
         orgName: req.org?.name ?? "",
         fullName: req.profile?.fullName ?? "",
         start: toText(req.license?.start),

@@ -12,9 +12,8 @@ export const spanAttribute = (key: string, value: unknown): Effect.Effect<void> 
 
 /** An event on the current span, when there is one (as `spanAttribute`, without a failure to find it). */
 export const spanEvent = (name: string, attributes: Record<string, unknown>): Effect.Effect<void> =>
-  Effect.flatMap(Effect.serviceOption(Tracer.ParentSpan), (span) =>
-    Option.isSome(span) && span.value._tag === "Span"
-      ? Effect.map(Clock.currentTimeNanos, (now) => {
-        if (span.value._tag === "Span") span.value.event(name, now, attributes)
-      })
-      : Effect.void)
+  Effect.flatMap(Effect.serviceOption(Tracer.ParentSpan), (parent) => {
+    if (Option.isNone(parent) || parent.value._tag !== "Span") return Effect.void
+    const span = parent.value
+    return Effect.map(Clock.currentTimeNanos, (now) => span.event(name, now, attributes))
+  })
