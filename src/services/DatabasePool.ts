@@ -21,13 +21,20 @@ export const workHeld = Metric.gauge("onboarding_db_work_held", {
 const inUse = Metric.tagged(poolConnections, "state", "in_use")
 const idle = Metric.tagged(poolConnections, "state", "idle")
 
-const sample = (pool: Pg.Pool, gate: DatabaseGate) =>
-  Effect.all([
-    Metric.set(inUse, pool.totalCount - pool.idleCount),
-    Metric.set(idle, pool.idleCount),
-    Metric.set(poolWaiting, gate.waiting() + pool.waitingCount),
-    Metric.set(workHeld, gate.held())
-  ])
+/**
+ * One reading of the pool and the gate into their gauges, taken when it runs: the figures are read
+ * inside `suspend`, so a repeated reading is a new one (built once, it would set the start-up
+ * figures again every second).
+ */
+export const samplePool = (pool: Pick<Pg.Pool, "totalCount" | "idleCount" | "waitingCount">, gate: DatabaseGate) =>
+  Effect.suspend(() =>
+    Effect.all([
+      Metric.set(inUse, pool.totalCount - pool.idleCount),
+      Metric.set(idle, pool.idleCount),
+      Metric.set(poolWaiting, gate.waiting() + pool.waitingCount),
+      Metric.set(workHeld, gate.held())
+    ], { discard: true })
+  )
 
 /**
  * A PgClient over a `pg` pool of our own, as `PgClient.layer` would make it (the same options, the
@@ -58,7 +65,7 @@ export const pooledClient = (config: Pg.PoolConfig & { readonly max: number }, m
           onTimeout: () => new SqlError({ cause: new Error("Connection timed out"), message: "PgClient: Connection timed out" })
         })
       )
-      yield* Effect.forkScoped(Effect.repeat(sample(pool, gate), Schedule.spaced("1 second")))
+      yield* Effect.forkScoped(Effect.repeat(samplePool(pool, gate), Schedule.spaced("1 second")))
       return pool
     })
   }).pipe(Layer.merge(Layer.succeed(DatabaseGateRef, gate)))
