@@ -8,10 +8,11 @@
  * database gate's queue, units holding a permit, calls in flight). One Markdown table per run.
  *
  *   DATABASE_URL=… node dist/bench/bench/tools/tailLatency.js <Operation> <style> \
- *     [--seconds=10] [--warmup=5] [--concurrency=16,64]
+ *     [--seconds=10] [--warmup=5] [--concurrency=16,64] [--dist=<dir>] [--json=<file>]
  *
  * Both servers run for the whole tool, the idle one idle; both are stopped and their databases
- * dropped at the end, also on a failure. `--json=<file>` writes the raw figures too.
+ * dropped at the end, also on a failure. `--json=<file>` writes the raw figures too; `--dist=<dir>`
+ * runs ours from another build's `dist/` (default: this checkout's).
  */
 import { randomUUID } from "node:crypto"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
@@ -36,13 +37,14 @@ const value = (name: string) => args.find((a) => a.startsWith(`--${name}=`))?.sl
 const [operation, style] = args.filter((a) => !a.startsWith("--")) as [Operation, Style]
 const serverUrl = process.env["DATABASE_URL"] ?? ""
 if (!operations.includes(operation) || !styles.includes(style) || serverUrl === "") {
-  console.error("usage: DATABASE_URL=… tailLatency <Operation> <style> [--seconds=10] [--warmup=5] [--concurrency=16,64] [--json=<file>]")
+  console.error("usage: DATABASE_URL=… tailLatency <Operation> <style> [--seconds=10] [--warmup=5] [--concurrency=16,64] [--dist=<dir>] [--json=<file>]")
   process.exit(2)
 }
 const seconds = Number(value("seconds") ?? 10)
 const warmup = Number(value("warmup") ?? 5)
 const concurrencies = (value("concurrency") ?? "16,64").split(",").map(Number)
 const peer = peerOf(style)
+const oursDist = value("dist") ?? join(root, "dist")
 const scratch = mkdtempSync(join(tmpdir(), "tail-latency-"))
 const probeModule = pathToFileURL(fileURLToPath(new URL("./tailProbe.js", import.meta.url))).href
 const log = (line: string) => process.stderr.write(`${line}\n`)
@@ -84,7 +86,7 @@ const launch = async (which: "ours" | typeof peer.server): Promise<Server> => {
   const baseline = baselineOf(which)
   const started = await start({
     name: which,
-    script: ours ? join(root, `dist/main/${serviceOf[operation]}.js`) : join(root, "dist/bench/bench/baselines", baseline!.script),
+    script: ours ? join(oursDist, `main/${serviceOf[operation]}.js`) : join(root, "dist/bench/bench/baselines", baseline!.script),
     env: { DATABASE_URL: database.url, PORT: String(port), GRPC_PORT: String(grpcPort), TAIL_PROBE_DIR: directory },
     nodeArgs: [`--import=${probeModule}`],
     ...(ours ? { readyUrls: [`http://127.0.0.1:${port}/readyz`] } : {})
