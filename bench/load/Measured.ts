@@ -8,6 +8,10 @@ export interface Measured {
   readonly rps: number
   readonly p50Ms: number
   readonly p99Ms: number
+  /** The far tail, where the generator gives per-request latencies (bench/tools/tailLatency.ts). */
+  readonly p90Ms?: number
+  readonly p999Ms?: number
+  readonly maxMs?: number
 }
 
 export interface Load {
@@ -17,6 +21,13 @@ export interface Load {
 
 export const percentile = (sorted: ReadonlyArray<number>, p: number): number =>
   sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!
+
+/** p90, p99.9 and max of sorted latencies, for `Measured`'s optional tail. */
+export const tail = (sorted: ReadonlyArray<number>) => ({
+  p90Ms: percentile(sorted, 90),
+  p999Ms: percentile(sorted, 99.9),
+  maxMs: sorted.length === 0 ? NaN : sorted[sorted.length - 1]!
+})
 
 /** Runs a load generator and answers with what it printed; a non-zero exit is an error. */
 export const runTool = (command: string, args: ReadonlyArray<string>): Promise<string> =>

@@ -8,7 +8,8 @@
  *     "concurrency":64,"connections":2,"seconds":5,"warmupSeconds":1}'
  *
  * Prints one JSON line: requests and errors among requests started after the warm-up, the window
- * (warm-up end to the last of those finishing), rps, and p50/p99 latency of the successful ones.
+ * (warm-up end to the last of those finishing), rps, and p50/p99 (p90, p99.9, max too) latency of the
+ * successful ones.
  */
 import { create, toBinary } from "@bufbuild/protobuf"
 import { timestampFromDate } from "@bufbuild/protobuf/wkt"
@@ -151,7 +152,10 @@ process.stdout.write(
     seconds: round(seconds),
     rps: round(seconds > 0 ? requests / seconds : 0),
     p50Ms: round(percentile(0.5)),
-    p99Ms: round(percentile(0.99))
+    p99Ms: round(percentile(0.99)),
+    p90Ms: round(percentile(0.9)),
+    p999Ms: round(percentile(0.999)),
+    maxMs: round(latenciesMs.at(-1) ?? 0)
   }) + "\n",
   () => process.exit(0)
 )

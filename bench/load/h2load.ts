@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import type { Scenario } from "../Scenarios.js"
-import { type Load, type Measured, percentile, runTool, threadsFor } from "./Measured.js"
+import { type Load, type Measured, percentile, runTool, tail, threadsFor } from "./Measured.js"
 
 /**
  * gRPC clients multiplex: the same connection count for every server measured, with the rest of
@@ -48,6 +48,7 @@ export const h2load = async (scenario: Scenario, baseUrl: string, load: Load, sc
     seconds,
     rps: Number(finished[3]),
     p50Ms: percentile(latencies, 50),
-    p99Ms: percentile(latencies, 99)
+    p99Ms: percentile(latencies, 99),
+    ...tail(latencies)
   }
 }

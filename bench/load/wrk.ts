@@ -48,9 +48,9 @@ ${headers.join("\n")}
 ${request}
 function done(summary, latency, requests)
   local e = summary.errors
-  io.write(string.format('{"requests":%d,"micros":%d,"errors":%d,"p50":%d,"p99":%d}\\n',
+  io.write(string.format('{"requests":%d,"micros":%d,"errors":%d,"p50":%d,"p90":%d,"p99":%d,"p999":%d,"max":%d}\\n',
     summary.requests, summary.duration, e.connect + e.read + e.write + e.status + e.timeout,
-    latency:percentile(50), latency:percentile(99)))
+    latency:percentile(50), latency:percentile(90), latency:percentile(99), latency:percentile(99.9), latency.max))
 end
 `
 }
@@ -72,7 +72,18 @@ export const wrk = async (scenario: Scenario, baseUrl: string, load: Load, scrat
   ])
   const line = out.split("\n").find((l) => l.startsWith("{\"requests\""))
   if (line === undefined) throw new Error(`wrk printed no summary:\n${out}`)
-  const r = JSON.parse(line) as { requests: number; micros: number; errors: number; p50: number; p99: number }
+  const r = JSON.parse(line) as Record<"requests" | "micros" | "errors" | "p50" | "p90" | "p99" | "p999" | "max", number>
   const seconds = r.micros / 1e6
-  return { requests: r.requests, errors: r.errors, seconds, rps: r.requests / seconds, p50Ms: r.p50 / 1e3, p99Ms: r.p99 / 1e3 }
+  return {
+    requests: r.requests,
+    errors: r.errors,
+    seconds,
+    rps: r.requests / seconds,
+    p50Ms: r.p50 / 1e3,
+    p99Ms: r.p99 / 1e3,
+    // wrk's own histogram of every response's latency, in µs.
+    p90Ms: r.p90 / 1e3,
+    p999Ms: r.p999 / 1e3,
+    maxMs: r.max / 1e3
+  }
 }
