@@ -9,11 +9,9 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { type BaselineServer, baselines } from "./Baselines.js"
 import { checkCall } from "./Check.js"
-import { grpcNode } from "./load/grpcNode.js"
-import { h2load } from "./load/h2load.js"
 import type { Load, Measured } from "./load/Measured.js"
+import { measureLoad } from "./load/measureLoad.js"
 import { pgbench } from "./load/pgbench.js"
-import { wrk } from "./load/wrk.js"
 import { machine } from "./Machine.js"
 import { otlpSink } from "./OtlpSink.js"
 import { parseOptions, usage } from "./Options.js"
@@ -55,7 +53,7 @@ const sleep = (millis: number) => new Promise((resolve) => setTimeout(resolve, m
 const log = (line: string) => process.stderr.write(`${line}\n`)
 
 const measure = (s: Scenario, url: string, load: Load): Promise<Measured> =>
-  s.style === "grpc" ? (s.freshId ? grpcNode(s, url, load) : h2load(s, url, load, scratch)) : wrk(s, url, load, scratch)
+  measureLoad(s, url, load, scratch)
 
 /**
  * Errors a process logged while it was measured: a GraphQL error or a gRPC status arrives with

@@ -16,10 +16,8 @@ import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
-import { grpcNode } from "../load/grpcNode.js"
-import { h2load } from "../load/h2load.js"
 import type { Load, Measured } from "../load/Measured.js"
-import { wrk } from "../load/wrk.js"
+import { measureLoad } from "../load/measureLoad.js"
 import { baselineOf } from "../Baselines.js"
 import { freePort, start, type Started, stop } from "../Processes.js"
 import { type Operation, operations, type Scenario, scenario, type Seed, serviceOf, type Style, styles } from "../Scenarios.js"
@@ -69,7 +67,7 @@ const exitHook = join(mkdtempSync(join(tmpdir(), "profile-calls-")), "exitOnSign
 writeFileSync(exitHook, `process.on("SIGUSR2", () => process.exit(0))\n`)
 
 const measure = (s: Scenario, url: string, load: Load): Promise<Measured> =>
-  s.style === "grpc" ? (s.freshId ? grpcNode(s, url, load) : h2load(s, url, load, tmpdir())) : wrk(s, url, load, tmpdir())
+  measureLoad(s, url, load, tmpdir())
 
 /** One server's µs per call by group, within the measured window. */
 const profileOne = async (server: string): Promise<{ readonly groups: Map<string, number>; readonly measured: Measured }> => {

@@ -21,10 +21,8 @@ import { join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { baselineOf } from "../Baselines.js"
 import { checkCall } from "../Check.js"
-import { grpcNode } from "../load/grpcNode.js"
-import { h2load } from "../load/h2load.js"
 import type { Load, Measured } from "../load/Measured.js"
-import { wrk } from "../load/wrk.js"
+import { measureLoad } from "../load/measureLoad.js"
 import { peerOf } from "../Peers.js"
 import { cpuMicros, freePort, start, type Started, stop } from "../Processes.js"
 import { type Operation, operations, type Scenario, scenario, type Seed, serviceOf, type Style, styles } from "../Scenarios.js"
@@ -50,7 +48,7 @@ const probeModule = pathToFileURL(fileURLToPath(new URL("./tailProbe.js", import
 const log = (line: string) => process.stderr.write(`${line}\n`)
 
 const measure = (s: Scenario, url: string, load: Load): Promise<Measured> =>
-  s.style === "grpc" ? (s.freshId ? grpcNode(s, url, load) : h2load(s, url, load, scratch)) : wrk(s, url, load, scratch)
+  measureLoad(s, url, load, scratch)
 
 interface Server {
   readonly label: string
@@ -59,7 +57,6 @@ interface Server {
   /** Our process's /metrics, where the queue gauges are. */
   readonly metricsUrl: string | undefined
   readonly probe: ReturnType<typeof probe>
-  readonly databaseName: string
   readonly seed: Seed
 }
 
@@ -98,7 +95,6 @@ const launch = async (which: "ours" | typeof peer.server): Promise<Server> => {
     url,
     metricsUrl: ours ? `http://127.0.0.1:${port}` : undefined,
     probe: probe(started.child, directory),
-    databaseName: database.name,
     seed
   }
   servers.push(server)
