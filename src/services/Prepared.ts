@@ -23,7 +23,8 @@ const rowCount = (result: unknown): number => {
  *
  * Outside a transaction no public path is cheaper and as safe: the client's own connection is
  * private to @effect/sql, and `sql.reserve` (a pool client held for a scope) loses its client when
- * interrupted while the pool is busy, unless its wait is made uninterruptible.
+ * interrupted while the pool is busy, unless its wait is made uninterruptible
+ * (test/services/sql-reserve-upstream.test.ts).
  */
 export const preparedStatements = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient

@@ -50,7 +50,10 @@ export const countingSqlClient = (tap: DatabaseTap) =>
             ? Effect.fail(new SqlError.SqlError({ message: "connect ECONNREFUSED (the test took the database away)" })).pipe(
               Effect.ensuring(Effect.sync(() => tap.refused++))
             )
-            : Effect.map(database.reserve, (connection) => counted(connection, tap))
+            // Uninterruptible: a reservation interrupted while it waits loses the connection
+            // the pool hands it later (test/services/sql-reserve-upstream.test.ts), and a health
+            // probe is interrupted by its budget; the embedded database has one connection.
+            : Effect.map(Effect.uninterruptible(database.reserve), (connection) => counted(connection, tap))
         ),
         compiler: PgClient.makeCompiler(),
         spanAttributes: []
