@@ -12,8 +12,9 @@ import { freshServerDatabase, serverUrl } from "../support/TestDatabase.js"
  * resumption is dropped and nothing ever releases the client: the pool is one connection short
  * for good. `sql.withTransaction` is safe (it waits uninterruptibly), and so is a reservation made
  * uninterruptible, which is how test/support/CountingSqlClient.ts reserves: its health probes are
- * interrupted by their budget, and once one was interrupted while waiting, the embedded
- * database's only connection was gone and every later probe timed out. If an upgrade fixes this,
+ * interrupted by their budget, and one interrupted while waiting would take the embedded
+ * database's only connection for good, every later probe then timing out (the likely cause of a
+ * database-health test that once never saw a change within 15 s). If an upgrade fixes this,
  * the first expectation fails. Checked against @effect/sql-pg 0.53.0.
  */
 
