@@ -109,7 +109,7 @@ describe("the client package", () => {
   it("the walk sees what a server module would bring", () => {
     // The same walk from a server entry point reaches the services and the database driver: a
     // walk that missed imports would pass the test above for nothing.
-    const graph = importGraph(join(dist, "main/org.js"))
+    const graph = importGraph(join(dist, "main/entries/org.js"))
     expect(graph.modules.some((module) => module.startsWith("services/"))).toBe(true)
     expect(graph.packages).toContain("@effect/sql-pg/PgClient")
   })

@@ -1,8 +1,8 @@
 import { Effect, Layer } from "effect"
-import * as Database from "../services/Database.js"
-import { databaseOptions } from "./DatabaseSettings.js"
-import { databaseLayer, runMain } from "./Commands.js"
-import { migrateUsage } from "./Usage.js"
+import * as Database from "../../services/Database.js"
+import { databaseOptions } from "../DatabaseSettings.js"
+import { databaseLayer, runMain } from "../Commands.js"
+import { migrateUsage } from "../Usage.js"
 
 // `npm run migrate`: applies the migrations the database lacks and exits, as a deploy step that
 // runs before the new version starts (which can then run with MIGRATE=off).

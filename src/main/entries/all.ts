@@ -1,5 +1,5 @@
-import { besideOthers, runProcess } from "./Process.js"
-import { license, org, profile, workflow } from "./ServicePorts.js"
+import { besideOthers, runProcess } from "../Process.js"
+import { license, org, profile, workflow } from "../ServicePorts.js"
 
 // All four services in one process, on the embedded database unless DATABASE_URL is set.
 runProcess({

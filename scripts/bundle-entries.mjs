@@ -1,0 +1,48 @@
+// Part of `npm run build`: each command in dist/main/entries (tsc's output) bundled into one file,
+// dist/main/<command>.js, which is what `npm start` and `node dist/main/<command>.js` run.
+//
+// Why: Node loads an unbundled start as some 1,100 ES modules (effect's Schema alone brings
+// fast-check's 239), which was half of the embedded default's start (docs/benchmarks.md §8). One
+// file loads in a fraction of that; the code is the same modules, tsc's output, unchanged.
+//
+// The bundles sit at the same depth as dist/services and dist/transports, so the paths the modules
+// take from `import.meta.url` (../../migrations, the package root) mean the same in a bundle.
+// PGlite stays a package: it reads its WebAssembly and data files beside its own module.
+// A build whose inputs are all older than the bundles leaves them as they are.
+import { build } from "esbuild"
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs"
+import { fileURLToPath } from "node:url"
+
+const root = fileURLToPath(new URL("../", import.meta.url))
+const commands = ["all", "org", "profile", "license", "workflow", "migrate"]
+const bundle = (command) => `${root}dist/main/${command}.js`
+const manifest = `${root}dist/main/entries/bundles.json`
+
+const upToDate = () => {
+  if (!existsSync(manifest)) return false
+  const { inputs } = JSON.parse(readFileSync(manifest, "utf8"))
+  const oldestBundle = Math.min(...commands.map((command) => (existsSync(bundle(command)) ? statSync(bundle(command)).mtimeMs : 0)))
+  // npm keeps a package's own file times, so an install is seen by the lock npm rewrites.
+  const watched = [...inputs.filter((input) => !input.includes("node_modules/")), "node_modules/.package-lock.json", "scripts/bundle-entries.mjs"]
+  return watched.every((file) => existsSync(`${root}${file}`) && statSync(`${root}${file}`).mtimeMs < oldestBundle)
+}
+
+if (!upToDate()) {
+  const result = await build({
+    absWorkingDir: root,
+    entryPoints: commands.map((command) => `dist/main/entries/${command}.js`),
+    outdir: "dist/main",
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    sourcemap: "linked",
+    external: ["@electric-sql/pglite", "@electric-sql/pglite-socket"],
+    // The CommonJS packages inside (pg, protobufjs) call `require`, which an ES module lacks.
+    banner: { js: `import { createRequire as __bundleRequire } from "node:module"; const require = __bundleRequire(import.meta.url);` },
+    metafile: true,
+    logLevel: "warning"
+  })
+  const inputs = Object.keys(result.metafile.inputs).filter((input) => !input.startsWith("<"))
+  writeFileSync(manifest, JSON.stringify({ inputs }))
+}

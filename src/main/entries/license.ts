@@ -1,0 +1,4 @@
+import { onItsOwn, runProcess } from "../Process.js"
+import { license } from "../ServicePorts.js"
+
+runProcess({ name: "license", requiresServer: true, ports: [onItsOwn(license)] })
