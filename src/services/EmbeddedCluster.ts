@@ -1,8 +1,9 @@
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
-import { open, readdir, rename, rm, stat, unlink } from "node:fs/promises"
+import { readdir, rename, rm, stat, unlink } from "node:fs/promises"
 import { dirname, join, resolve } from "node:path"
 import { errorCode } from "./DataDirLockFile.js"
+import { fs, fsyncPath, fsyncTree } from "./Fsync.js"
 import { endOrphanInitdb, initdbInChild, pidFileOf } from "./InitdbProcess.js"
 
 /**
@@ -15,7 +16,8 @@ import { endOrphanInitdb, initdbInChild, pidFileOf } from "./InitdbProcess.js"
  * directory that said "database" and never opened. So a new cluster is made elsewhere and
  * `PG_VERSION` arrives last:
  *
- * 1. a child process creates it in `onboarding-initdb-<uuid>` (`creating`), and shuts it down;
+ * 1. a child process creates it in `onboarding-initdb-<uuid>` (`creating`), a copy of the build's
+ *    closed cluster or, without one, PGlite's (InitdbProcess.ts);
  * 2. every file and directory in it is fsynced, then it is renamed `onboarding-initdb.done`
  *    (`done`): from then on it is complete, as a fact of the file system;
  * 3. its entries are renamed up into `DATA_DIR` one by one, `PG_VERSION` last, each step fsynced,
@@ -49,40 +51,6 @@ const doneName = "onboarding-initdb.done"
 const pidFile = "postmaster.pid"
 
 const isCreating = (name: string) => name.startsWith(creatingPrefix) && name !== doneName
-
-const fs = <A>(operation: () => Promise<A>) => Effect.tryPromise({ try: operation, catch: (error) => error })
-
-/**
- * fsync of a file or a directory (a directory's fsync makes its entries, renames included,
- * durable). Where a directory cannot be opened or fsynced (Windows: EISDIR, EPERM), there is
- * nothing more to be had, and that is not a failure.
- */
-const fsyncPath = (path: string) =>
-  fs(async () => {
-    const handle = await open(path, "r")
-    try {
-      await handle.sync()
-    } finally {
-      await handle.close()
-    }
-  }).pipe(
-    Effect.catchIf(
-      (error) => ["EISDIR", "EPERM", "EINVAL"].includes(errorCode(error) ?? ""),
-      () => Effect.void
-    )
-  )
-
-/** Every file and directory under `root`, `root` last: the cluster PGlite wrote without fsync. */
-const fsyncTree = (root: string): Effect.Effect<void, unknown> =>
-  Effect.gen(function*() {
-    const entries = yield* fs(() => readdir(root, { withFileTypes: true }))
-    yield* Effect.forEach(
-      entries,
-      (entry) => entry.isDirectory() ? fsyncTree(join(root, entry.name)) : fsyncPath(join(root, entry.name)),
-      { concurrency: 16, discard: true }
-    )
-    yield* fsyncPath(root)
-  })
 
 const remove = (path: string) => fs(() => rm(path, { recursive: true, force: true, maxRetries: 3 }))
 

@@ -1,16 +1,20 @@
 import { PGlite } from "@electric-sql/pglite"
+import { Effect } from "effect"
 import { existsSync, readdirSync, readFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { mkdir, open, rename, rm } from "node:fs/promises"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { fsyncTree } from "./Fsync.js"
 
 /**
  * A new embedded cluster, made once and copied. PGlite's initdb runs PostgreSQL's bootstrap in
  * WebAssembly: 2–5 s of CPU for a cluster that is, byte for byte, the same every time for one
- * PGlite version. So the build makes one (`npm run build` runs `writeTemplate`), dumps it with
- * PGlite's own `dumpDataDir`, and every new database — `DATA_DIR=memory://`, or a new directory's
- * cluster (`EmbeddedCluster.ts`) — starts from it with PGlite's `loadDataDir`: about 1 s instead.
+ * PGlite version. So the build makes one (`npm run build` runs `writeTemplate`) and keeps it twice:
+ * dumped with PGlite's own `dumpDataDir`, which `DATA_DIR=memory://` loads with `loadDataDir`; and
+ * loaded from that dump into a directory and shut down, whose files a new directory's cluster
+ * (`EmbeddedCluster.ts`) copies. Loading the dump costs a PGlite start and stop, about 1.5 s; the
+ * copy of its result a tenth of that.
  *
  * The file carries the PGlite version in its name: a template made by another version is never
  * loaded (a release may change the catalog PGlite's initdb writes), and without one for this
@@ -31,6 +35,7 @@ const pgliteVersion = (): string => {
 }
 
 const templateName = () => `pglite-${pgliteVersion()}.tar.gz`
+const clusterName = () => `pglite-${pgliteVersion()}`
 
 /** The template for the installed PGlite, if the build made one. */
 export const templateFile = (dir = templateDir): string | undefined => {
@@ -38,19 +43,52 @@ export const templateFile = (dir = templateDir): string | undefined => {
   return existsSync(file) ? file : undefined
 }
 
+/** The template as a closed cluster's directory, if the build made one. */
+export const templateCluster = (dir = templateDir): string | undefined => {
+  const cluster = join(dir, clusterName())
+  return existsSync(join(cluster, "PG_VERSION")) ? cluster : undefined
+}
+
+/** What a new directory's cluster is made from: the closed cluster, the dump, or (neither) initdb. */
+export type ClusterSource =
+  | { readonly kind: "cluster"; readonly path: string }
+  | { readonly kind: "dump"; readonly path: string }
+  | { readonly kind: "initdb" }
+
+export const clusterSource = (dir = templateDir): ClusterSource => {
+  const cluster = templateCluster(dir)
+  if (cluster !== undefined) return { kind: "cluster", path: cluster }
+  const dump = templateFile(dir)
+  return dump === undefined ? { kind: "initdb" } : { kind: "dump", path: dump }
+}
+
 /** The template as `loadDataDir` takes it. */
 export const templateBlob = (file: string) => new Blob([readFileSync(file)], { type: "application/x-gzip" })
 
 /**
- * Makes the template for the installed PGlite unless it is there, and removes other versions'.
- * Written beside and renamed into place, so a build killed midway leaves no partial template.
+ * Makes the template for the installed PGlite, the dump and then the cluster, unless they are
+ * there, and removes anything else (other versions', a killed build's partial ones). Each is
+ * written beside and renamed into place, so a build killed midway leaves no partial template.
  */
 export const writeTemplate = async (dir = templateDir): Promise<"kept" | "made"> => {
   const name = templateName()
   await mkdir(dir, { recursive: true })
-  for (const other of readdirSync(dir).filter((entry) => entry !== name)) {
-    await rm(join(dir, other), { force: true })
+  for (const other of readdirSync(dir).filter((entry) => entry !== name && entry !== clusterName())) {
+    await rm(join(dir, other), { recursive: true, force: true })
   }
+  const dumpMade = await writeDump(dir, name)
+  if (templateCluster(dir) !== undefined) return dumpMade
+  await rm(join(dir, clusterName()), { recursive: true, force: true })
+  const partial = join(dir, `${clusterName()}.${process.pid}.partial`)
+  const db = await PGlite.create(partial, { loadDataDir: templateBlob(join(dir, name)) })
+  await db.close()
+  // PGlite writes without fsync; every new directory's cluster will be copied from this one.
+  await Effect.runPromise(fsyncTree(partial))
+  await rename(partial, join(dir, clusterName()))
+  return "made"
+}
+
+const writeDump = async (dir: string, name: string): Promise<"kept" | "made"> => {
   if (existsSync(join(dir, name))) return "kept"
   const db = await PGlite.create()
   const dump = await db.dumpDataDir("gzip")

@@ -3,7 +3,7 @@ import { spawn } from "node:child_process"
 import { readFileSync, rmSync, writeFileSync } from "node:fs"
 import { readFile } from "node:fs/promises"
 import { fileURLToPath } from "node:url"
-import { templateFile } from "./EmbeddedTemplate.js"
+import { type ClusterSource, clusterSource } from "./EmbeddedTemplate.js"
 
 /** The package root (from `src/services` and `dist/services` alike), where `@electric-sql/pglite` resolves. */
 const packageRoot = fileURLToPath(new URL("../../", import.meta.url))
@@ -28,18 +28,36 @@ import("@electric-sql/pglite").then(async ({ PGlite }) => {
 /**
  * The child's whole program. It listens for the IPC channel's 'disconnect' before anything else:
  * the parent's end of the channel is closed by the kernel however the parent dies (kill -9 too),
- * and the main thread, idle while the worker runs initdb, exits at once, the worker with it. A
- * parent that died before the listener was set is seen by `process.connected`.
+ * and the main thread, idle while the worker runs initdb or between two files of a copy, exits at
+ * once, the worker with it. A parent that died before the listener was set is seen by
+ * `process.connected`. A copy of the build's closed cluster (the usual case) writes `PG_VERSION`
+ * last, as initdb does not: a copy cut short never looks like a database.
  */
 const program = `
 import { Worker } from "node:worker_threads"
+import { copyFile, mkdir, readdir } from "node:fs/promises"
+import { join } from "node:path"
 process.on("disconnect", () => process.exit(70))
 if (!process.connected) process.exit(70)
-const initdb = new Worker(${JSON.stringify(initdbWorker)}, {
-  eval: true, execArgv: [], workerData: { directory: process.argv[1], template: process.argv[2] }
-})
-initdb.once("error", (error) => { console.error(error?.stack ?? String(error)); process.exit(1) })
-initdb.once("exit", (code) => process.exit(code))
+const [directory, kind, source] = process.argv.slice(1)
+const fail = (error) => { console.error(error?.stack ?? String(error)); process.exit(1) }
+const copyTree = async (from, to) => {
+  await mkdir(to, { recursive: true })
+  const entries = (await readdir(from, { withFileTypes: true })).sort((a, b) => (a.name === "PG_VERSION") - (b.name === "PG_VERSION"))
+  for (const entry of entries) {
+    const [a, b] = [join(from, entry.name), join(to, entry.name)]
+    await (entry.isDirectory() ? copyTree(a, b) : copyFile(a, b))
+  }
+}
+if (kind === "cluster") {
+  copyTree(source, directory).then(() => process.exit(0), fail)
+} else {
+  const initdb = new Worker(${JSON.stringify(initdbWorker)}, {
+    eval: true, execArgv: [], workerData: { directory, template: kind === "dump" ? source : undefined }
+  })
+  initdb.once("error", fail)
+  initdb.once("exit", (code) => process.exit(code))
+}
 `
 
 /**
@@ -102,18 +120,21 @@ const stderrKept = 8 * 1024
 
 /**
  * Creates a new, cleanly shut down cluster in `directory` (an empty or missing directory) in a
- * child process: loaded from the build's template when there is one (`EmbeddedTemplate.ts`), by
- * initdb otherwise. Either takes WebAssembly instances beside the serving one (initdb two: a
- * second PGlite, and initdb itself), and WebAssembly memory is never given back: initdb done in
- * the serving process left that process at about 600 MiB for good. The child dies with this process (see `program`), and is
- * killed if this effect is interrupted (SIGTERM during the first start).
+ * child process: a copy of the build's closed cluster when there is one (`EmbeddedTemplate.ts`),
+ * else loaded from its dump, else made by initdb. The last two take WebAssembly instances beside
+ * the serving one (initdb two: a second PGlite, and initdb itself), and WebAssembly memory is never
+ * given back: initdb done in the serving process left that process at about 600 MiB for good. The
+ * copy is done by the same child, so that a first start has one way to make its cluster, killed
+ * and cleaned up the same way whatever it was made from (a child costs about 0.1 s). The child
+ * dies with this process (see `program`), and is killed if this effect is interrupted (SIGTERM
+ * during the first start).
  */
 export const initdbInChild = (
   directory: string,
-  template: string | undefined = templateFile()
+  source: ClusterSource = clusterSource()
 ): Effect.Effect<void, InitdbFailed> =>
   Effect.async<void, InitdbFailed>((resume) => {
-    const args = ["--input-type=module", "-e", program, directory, ...(template === undefined ? [] : [template])]
+    const args = ["--input-type=module", "-e", program, directory, source.kind, ...(source.kind === "initdb" ? [] : [source.path])]
     const child = spawn(process.execPath, args, {
       cwd: packageRoot,
       stdio: ["ignore", "ignore", "pipe", "ipc"]

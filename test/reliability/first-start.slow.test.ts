@@ -15,8 +15,9 @@ import { recordFigures } from "../support/Figures.js"
  * initdb child works: the child must die with it.
  *
  * The points are found by watching the files and processes, spinning synchronously: the narrowest
- * window (PG_VERSION written, the configuration files not yet) lasts well under a turn of the
- * event loop.
+ * windows last well under a turn of the event loop. The child copies the build's closed cluster
+ * (src/services/InitdbProcess.ts), PG_VERSION last, so "PG_VERSION written" is its copy complete,
+ * the child not yet gone.
  */
 
 const ports = async () => {
@@ -107,7 +108,7 @@ interface KillPoint {
 const killPoints: Array<KillPoint> = [
   { name: "initdb child just started", reach: (_, pid) => spinUntil(() => childrenOf(pid).length > 0) },
   {
-    name: "initdb writing: PG_VERSION written, the configuration files not yet",
+    name: "the child's cluster complete (PG_VERSION written), the child not yet gone",
     reach: (dataDir) => spinUntil(() => clusterTops(dataDir).some((top) => has(join(top, "PG_VERSION"))))
   },
   {
@@ -240,9 +241,9 @@ describe.skipIf(process.env["TEST_DATABASE_URL"] !== undefined)("the first start
       expect(served).toEqual({ created: 200, read: 200 })
     }), 180_000)
 
-  it("the parent killed alone while initdb is busy in WebAssembly: the child is gone once the next start is ready", () =>
+  it("the parent killed alone while its child is at work on the cluster: the child is gone once the next start is ready", () =>
     withInitdbChild(async (first, child, env, dataDir) => {
-      // initdb at work: the cluster's first directories written, PG_VERSION not yet.
+      // The child at work: the cluster's first directories written, PG_VERSION not yet.
       const busy = spinUntil(() =>
         clusterTops(dataDir).some((top) => top !== dataDir && has(join(top, "global")) && !has(join(top, "PG_VERSION")))
       )

@@ -4,7 +4,7 @@ import { Effect } from "effect"
 import { copyFile, mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { basename, join } from "node:path"
-import { templateFile, writeTemplate } from "../../src/services/EmbeddedTemplate.js"
+import { clusterSource, templateCluster, templateFile, writeTemplate } from "../../src/services/EmbeddedTemplate.js"
 import { initdbInChild } from "../../src/services/InitdbProcess.js"
 
 /**
@@ -47,42 +47,56 @@ describe("the embedded database's template", () => {
       expect(basename(file ?? "")).toMatch(/^pglite-\d+\.\d+\.\d+.*\.tar\.gz$/)
     }))
 
-  it.effect("makes the cluster initdb makes: the same catalog and settings, and it opens and takes writes", () =>
+  it.effect("makes the cluster initdb makes, copied or loaded: the same catalog and settings, and it opens and takes writes", () =>
     Effect.gen(function*() {
       const dir = yield* scratchDir
-      const template = templateFile()
-      expect(template).toBeDefined()
+      const dump = templateFile()
+      const cluster = templateCluster()
+      expect(dump).toBeDefined()
+      expect(cluster, "npm run build makes dist/embedded/pglite-<version>/").toBeDefined()
       yield* Effect.all([
-        initdbInChild(join(dir, "from-template"), template),
-        initdbInChild(join(dir, "from-initdb"), undefined)
+        initdbInChild(join(dir, "from-cluster"), { kind: "cluster", path: cluster ?? "" }),
+        initdbInChild(join(dir, "from-dump"), { kind: "dump", path: dump ?? "" }),
+        initdbInChild(join(dir, "from-initdb"), { kind: "initdb" })
       ], { concurrency: 2 })
-      const fromTemplate = yield* describeCluster(join(dir, "from-template"))
+      const fromCluster = yield* describeCluster(join(dir, "from-cluster"))
+      const fromDump = yield* describeCluster(join(dir, "from-dump"))
       const fromInitdb = yield* describeCluster(join(dir, "from-initdb"))
-      expect(fromTemplate.objects.length).toBeGreaterThan(100)
-      expect(fromTemplate.settings.length).toBeGreaterThan(0)
-      expect(fromTemplate).toEqual(fromInitdb)
-      expect(fromTemplate.written).toBe(1)
+      expect(fromCluster.objects.length).toBeGreaterThan(100)
+      expect(fromCluster.settings.length).toBeGreaterThan(0)
+      expect(fromDump).toEqual(fromInitdb)
+      expect(fromCluster).toEqual(fromInitdb)
+      expect(fromCluster.written).toBe(1)
+      // The copy took the files as they are: the template itself is never opened.
+      expect(yield* Effect.promise(() => readdir(cluster ?? ""))).not.toContain("postmaster.pid")
     }), 180_000)
 
-  it.effect("a build keeps this version's template and removes another version's", () =>
+  it.effect("a build makes this version's cluster from its dump, keeps both, and removes another version's and a killed build's", () =>
     Effect.gen(function*() {
       const dir = join(yield* scratchDir, "templates")
       const current = templateFile()
       expect(current).toBeDefined()
       const name = basename(current ?? "")
+      const clusterName = name.replace(/\.tar\.gz$/, "")
       yield* Effect.promise(async () => {
-        await mkdir(dir, { recursive: true })
+        await mkdir(join(dir, "pglite-0.0.1"), { recursive: true })
+        await mkdir(join(dir, `${clusterName}.123.partial`, "base"), { recursive: true })
         await copyFile(current ?? "", join(dir, name))
         await writeFile(join(dir, "pglite-0.0.1.tar.gz"), "an older PGlite's template")
+        await writeFile(join(dir, "pglite-0.0.1", "PG_VERSION"), "an older PGlite's cluster")
       })
-      expect(yield* Effect.promise(() => writeTemplate(dir))).toBe("kept")
-      expect(yield* Effect.promise(() => readdir(dir))).toEqual([name])
+      expect(yield* Effect.promise(() => writeTemplate(dir))).toBe("made")
+      expect((yield* Effect.promise(() => readdir(dir))).sort()).toEqual([clusterName, name])
       expect(templateFile(dir)).toBe(join(dir, name))
-    }))
+      expect(templateCluster(dir)).toBe(join(dir, clusterName))
+      expect(yield* Effect.promise(() => writeTemplate(dir))).toBe("kept")
+    }), 60_000)
 
   it.effect("none for this version: no template, so a new cluster is made by initdb", () =>
     Effect.gen(function*() {
       const dir = join(yield* scratchDir, "empty")
       expect(templateFile(dir)).toBeUndefined()
+      expect(templateCluster(dir)).toBeUndefined()
+      expect(clusterSource(dir)).toEqual({ kind: "initdb" })
     }))
 })
