@@ -13,6 +13,7 @@ import type { Load, Measured } from "./load/Measured.js"
 import { measureLoad } from "./load/measureLoad.js"
 import { pgbench } from "./load/pgbench.js"
 import { machine } from "./Machine.js"
+import { npmStartCommand } from "./NpmStart.js"
 import { otlpSink } from "./OtlpSink.js"
 import { parseOptions, usage } from "./Options.js"
 import { handWrittenOf, idiomaticOf, peerOf } from "./Peers.js"
@@ -266,10 +267,12 @@ const onEmbedded = async () => {
   const ports = Object.fromEntries(await Promise.all(services.map(async (s) => [s, await freePort()] as const)))
   const urlOf = (service: Service) => `http://127.0.0.1:${ports[service]}`
   const dataDir = join(scratch, "data")
+  const npmStart = npmStartCommand()
   const startAll = (dataDirectory: "new" | "existing") =>
     start({
       name: `all (embedded, ${dataDirectory} data directory)`,
-      script: dist("main/all.js"),
+      script: npmStart.file,
+      nodeArgs: npmStart.nodeArgs,
       env: {
         DATABASE_URL: "",
         DATA_DIR: dataDir,

