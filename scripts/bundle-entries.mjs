@@ -7,10 +7,11 @@
 //
 // The bundles sit at the same depth as dist/services and dist/transports, so the paths the modules
 // take from `import.meta.url` (../../migrations, the package root) mean the same in a bundle.
-// PGlite stays a package: it reads its WebAssembly and data files beside its own module.
+// PGlite stays a package: it reads its WebAssembly and data files beside its own module (and
+// msgpackr, for its native extension).
 // A build whose inputs are all older than the bundles leaves them as they are.
 import { build } from "esbuild"
-import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs"
+import { existsSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 
 const root = fileURLToPath(new URL("../", import.meta.url))
@@ -23,11 +24,13 @@ const upToDate = () => {
   const { inputs } = JSON.parse(readFileSync(manifest, "utf8"))
   const oldestBundle = Math.min(...commands.map((command) => (existsSync(bundle(command)) ? statSync(bundle(command)).mtimeMs : 0)))
   // npm keeps a package's own file times, so an install is seen by the lock npm rewrites.
-  const watched = [...inputs.filter((input) => !input.includes("node_modules/")), "node_modules/.package-lock.json", "scripts/bundle-entries.mjs"]
+  const watched = [...inputs.filter((input) => !input.includes("node_modules/")), "node_modules/.package-lock.json", "package.json", "scripts/bundle-entries.mjs"]
   return watched.every((file) => existsSync(`${root}${file}`) && statSync(`${root}${file}`).mtimeMs < oldestBundle)
 }
 
 if (!upToDate()) {
+  // Gone while the bundles are rewritten, so that a build killed midway is not taken for done.
+  rmSync(manifest, { force: true })
   const result = await build({
     absWorkingDir: root,
     entryPoints: commands.map((command) => `dist/main/entries/${command}.js`),
@@ -37,12 +40,14 @@ if (!upToDate()) {
     format: "esm",
     target: "node20",
     sourcemap: "linked",
-    external: ["@electric-sql/pglite", "@electric-sql/pglite-socket"],
+    // msgpackr looks for its native extension beside its own module.
+    external: ["@electric-sql/pglite", "@electric-sql/pglite-socket", "msgpackr"],
     // The CommonJS packages inside (pg, protobufjs) call `require`, which an ES module lacks.
     banner: { js: `import { createRequire as __bundleRequire } from "node:module"; const require = __bundleRequire(import.meta.url);` },
     metafile: true,
     logLevel: "warning"
   })
   const inputs = Object.keys(result.metafile.inputs).filter((input) => !input.startsWith("<"))
-  writeFileSync(manifest, JSON.stringify({ inputs }))
+  writeFileSync(`${manifest}.partial`, JSON.stringify({ inputs }))
+  renameSync(`${manifest}.partial`, manifest)
 }

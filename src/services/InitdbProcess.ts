@@ -5,7 +5,7 @@ import { readFile } from "node:fs/promises"
 import { fileURLToPath } from "node:url"
 import { type ClusterSource, clusterSource } from "./EmbeddedTemplate.js"
 
-/** The package root (from `src/services` and `dist/services` alike), where `@electric-sql/pglite` resolves. */
+/** The package root (from `src/services`, `dist/services` and the bundles in `dist/main` alike), where `@electric-sql/pglite` resolves. */
 const packageRoot = fileURLToPath(new URL("../../", import.meta.url))
 
 /**
@@ -111,7 +111,7 @@ export class InitdbFailed extends Data.TaggedError("InitdbFailed")<{
   override get message() {
     const how = this.signal === null ? `exited with ${this.code}` : `was killed by ${this.signal}`
     const said = this.stderr.trim().split("\n").slice(-3).join(" / ")
-    return `creating the database in ${this.directory} failed: initdb ${how}${said === "" ? "" : `: ${said}`}`
+    return `creating the database in ${this.directory} failed: the child process making it ${how}${said === "" ? "" : `: ${said}`}`
   }
 }
 

@@ -1,7 +1,8 @@
 import { PGlite } from "@electric-sql/pglite"
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { copyFile, mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises"
+import { spawn } from "node:child_process"
+import { copyFile, mkdir, mkdtemp, readdir, rm, stat, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { basename, join } from "node:path"
 import { clusterSource, templateCluster, templateFile, writeTemplate } from "../../src/services/EmbeddedTemplate.js"
@@ -18,6 +19,13 @@ const scratchDir = Effect.promise(async () => (scratch ??= await mkdtemp(join(tm
 afterAll(async () => {
   if (scratch !== undefined) await rm(scratch, { recursive: true, force: true })
 })
+
+/** The pid of a process that has exited: no build is at work under it. */
+const exitedPid = () =>
+  new Promise<number>((resolve) => {
+    const child = spawn(process.execPath, ["-e", ""], { stdio: "ignore" })
+    child.once("exit", () => resolve(child.pid ?? 0))
+  })
 
 /** What a cluster holds before anything is stored in it: its catalog and its settings. */
 const describeCluster = (dir: string) =>
@@ -71,25 +79,46 @@ describe("the embedded database's template", () => {
       expect(yield* Effect.promise(() => readdir(cluster ?? ""))).not.toContain("postmaster.pid")
     }), 180_000)
 
-  it.effect("a build makes this version's cluster from its dump, keeps both, and removes another version's and a killed build's", () =>
+  it.effect("a build makes this version's cluster from its dump, keeps both, and removes another version's and a dead build's", () =>
     Effect.gen(function*() {
       const dir = join(yield* scratchDir, "templates")
       const current = templateFile()
       expect(current).toBeDefined()
       const name = basename(current ?? "")
       const clusterName = name.replace(/\.tar\.gz$/, "")
+      const deadPid = yield* Effect.promise(() => exitedPid())
+      const livePid = process.ppid
       yield* Effect.promise(async () => {
         await mkdir(join(dir, "pglite-0.0.1"), { recursive: true })
-        await mkdir(join(dir, `${clusterName}.123.partial`, "base"), { recursive: true })
+        await mkdir(join(dir, `${clusterName}.${deadPid}.partial`, "base"), { recursive: true })
+        await mkdir(join(dir, `${clusterName}.${livePid}.partial`, "base"), { recursive: true })
         await copyFile(current ?? "", join(dir, name))
         await writeFile(join(dir, "pglite-0.0.1.tar.gz"), "an older PGlite's template")
         await writeFile(join(dir, "pglite-0.0.1", "PG_VERSION"), "an older PGlite's cluster")
       })
       expect(yield* Effect.promise(() => writeTemplate(dir))).toBe("made")
-      expect((yield* Effect.promise(() => readdir(dir))).sort()).toEqual([clusterName, name])
+      // Another build still running keeps its partial; a dead one's goes.
+      expect((yield* Effect.promise(() => readdir(dir))).sort()).toEqual(
+        [clusterName, `${clusterName}.${livePid}.partial`, `${clusterName}.entries.json`, name].sort()
+      )
       expect(templateFile(dir)).toBe(join(dir, name))
       expect(templateCluster(dir)).toBe(join(dir, clusterName))
+      expect(clusterSource(dir)).toEqual({ kind: "cluster", path: join(dir, clusterName) })
+      // Readable by a server running as another user than the build; writable by the build only.
+      const modes = yield* Effect.promise(async () => ({
+        file: (await stat(join(dir, clusterName, "PG_VERSION"))).mode & 0o777,
+        directory: (await stat(join(dir, clusterName, "base"))).mode & 0o777
+      }))
+      expect(modes).toEqual({ file: 0o644, directory: 0o755 })
       expect(yield* Effect.promise(() => writeTemplate(dir))).toBe("kept")
+
+      // An archive of dist that dropped an empty directory: the cluster is not used, the dump is,
+      // and the next build makes the cluster again.
+      yield* Effect.promise(() => rm(join(dir, clusterName, "pg_replslot"), { recursive: true }))
+      expect(templateCluster(dir)).toBeUndefined()
+      expect(clusterSource(dir)).toEqual({ kind: "dump", path: join(dir, name) })
+      expect(yield* Effect.promise(() => writeTemplate(dir))).toBe("made")
+      expect(templateCluster(dir)).toBe(join(dir, clusterName))
     }), 60_000)
 
   it.effect("none for this version: no template, so a new cluster is made by initdb", () =>
