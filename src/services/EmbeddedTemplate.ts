@@ -27,12 +27,18 @@ import { fsyncTree } from "./Fsync.js"
 const packageRoot = fileURLToPath(new URL("../../", import.meta.url))
 const templateDir = join(packageRoot, "dist", "embedded")
 
-/** The installed PGlite's version, read from its package.json (the package does not export that file). */
+/**
+ * The installed PGlite's version, read from its package.json (the package does not export that
+ * file) once: every template name below is made from it.
+ */
+let installedVersion: string | undefined
 const pgliteVersion = (): string => {
+  if (installedVersion !== undefined) return installedVersion
   let dir = dirname(createRequire(import.meta.url).resolve("@electric-sql/pglite"))
   while (!existsSync(join(dir, "package.json"))) dir = dirname(dir)
   const manifest: { readonly version?: unknown } = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"))
-  return String(manifest.version)
+  installedVersion = String(manifest.version)
+  return installedVersion
 }
 
 const templateName = () => `pglite-${pgliteVersion()}.tar.gz`
