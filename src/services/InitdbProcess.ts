@@ -50,7 +50,9 @@ const copyTree = async (from, to) => {
   }
 }
 if (kind === "cluster") {
-  copyTree(source, directory).then(() => process.exit(0), fail)
+  // The file system's own message says it all ("EACCES: permission denied, open '…'"); a stack
+  // would push it out of the one line a failed start prints.
+  copyTree(source, directory).then(() => process.exit(0), (error) => { console.error(error?.message ?? String(error)); process.exit(1) })
 } else {
   const initdb = new Worker(${JSON.stringify(initdbWorker)}, {
     eval: true, execArgv: [], workerData: { directory, template: kind === "dump" ? source : undefined }
