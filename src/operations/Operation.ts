@@ -3,6 +3,7 @@ import type * as RpcGroup from "@effect/rpc/RpcGroup"
 import { Cause, Context, Effect, Exit, FiberRef, Layer, Option, type Schema } from "effect"
 import type { InvalidArgument } from "../domain/Errors.js"
 import { validate } from "../domain/Validation.js"
+import { spanEvent } from "../services/SpanAttribute.js"
 import type { DomainRequest, OperationHandlers } from "./OperationHandlers.js"
 import { domainSchemaOf } from "./WireShape.js"
 
@@ -48,8 +49,14 @@ export interface CallNote {
   readonly requestId: string
   operation: string | undefined
   outcome: string | undefined
-  /** Whether the call is traced: then each operation it runs gets a span of its own. */
+  /** Whether the call is traced (it has a server span). */
   readonly traced: boolean
+  /**
+   * Whether each operation the call runs gets a span of its own: a traced call that may run
+   * several (a GraphQL document of more than one root field). A call of one operation has its
+   * server span stand for it, a span fewer on every call (docs/observability.md).
+   */
+  readonly operationSpans: boolean
 }
 
 export const CurrentCallNote = FiberRef.unsafeMake<CallNote | undefined>(undefined)
@@ -71,13 +78,33 @@ const noted = <A, E, R>(note: CallNote, tag: string, run: Effect.Effect<A, E, R>
   // however many fields a GraphQL document repeats.
   if (note.operation === undefined) note.operation = tag
   else if (!note.operation.split(",").includes(tag)) note.operation = `${note.operation},${tag}`
-  const spanned = note.traced
-    ? Effect.withSpan(run, tag, { kind: "internal", captureStackTrace: false, attributes: { "onboarding.operation": tag } })
-    : run
-  return Effect.onExit(spanned, (exit) =>
-    Effect.sync(() => {
-      if (note.outcome === undefined || note.outcome === "ok") note.outcome = outcomeOf(exit)
-    }))
+  if (note.operationSpans) {
+    const spanned = Effect.withSpan(run, tag, { kind: "internal", captureStackTrace: false, attributes: { "onboarding.operation": tag } })
+    return Effect.onExit(spanned, (exit) => Effect.sync(() => noteOutcome(note, exit)))
+  }
+  return Effect.onExit(run, (exit) => {
+    const outcome = noteOutcome(note, exit)
+    return note.traced && outcome !== "ok" && outcome !== "Canceled" ? failureEvent(outcome, exit) : Effect.void
+  })
+}
+
+/** Notes how an operation ended, unless an earlier one of the call failed; returns how this one did. */
+const noteOutcome = (note: CallNote, exit: Exit.Exit<unknown, unknown>): string => {
+  const outcome = outcomeOf(exit)
+  if (note.outcome === undefined || note.outcome === "ok") note.outcome = outcome
+  return outcome
+}
+
+/**
+ * The operation's failure, on the server span that stands for it: an `exception` event, as
+ * OpenTelemetry's conventions name it, with the failure's tag and message. The span's status stays
+ * the server's rule (a refusal is not the server's fault); the event is what the operation's own
+ * span said of it in its status.
+ */
+const failureEvent = (outcome: string, exit: Exit.Exit<unknown, unknown>): Effect.Effect<void> => {
+  const error = Exit.isFailure(exit) ? Cause.squash(exit.cause) : undefined
+  const message = error instanceof Error ? error.message : String(error)
+  return spanEvent("exception", { "exception.type": outcome, "exception.message": message })
 }
 
 /** The declaration of operation `tag` in a table; a tag the table does not hold is a bug in this program. */

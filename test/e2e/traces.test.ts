@@ -111,9 +111,10 @@ describe("traces over OTLP", () => {
         "onboarding.code": "ok"
       })
     })
-    const operation = spans.find((span) => span.name === "CreateOnboardingWorkflow")!
-    expect(operation.parentSpanId).toBe(server.spanId)
-    expect(operation.attributes["onboarding.workflow_id"]).toBe(workflowId)
+    // One operation a call: the server span stands for it, and carries what it says of itself.
+    expect(spans.some((span) => span.name === "CreateOnboardingWorkflow")).toBe(false)
+    expect(server.attributes["onboarding.workflow_id"]).toBe(workflowId)
+    expect(server.attributes["onboarding.operation"]).toBe("CreateOnboardingWorkflow")
     const inserts = spans.filter((span) => span.name === "sql.execute")
     expect(inserts.map((span) => String(span.attributes["db.query.text"]).split("(")[0]!.trim()).sort()).toEqual([
       "insert into licenses",
@@ -125,7 +126,6 @@ describe("traces over OTLP", () => {
       expect(ancestry(spans, insert)).toEqual([
         "sql.execute",
         "sql.transaction",
-        "CreateOnboardingWorkflow",
         "workflow.v1beta1.WorkflowService/CreateOnboardingWorkflow"
       ])
       expect(insert.attributes["db.system.name"]).toBe("postgresql")
@@ -173,24 +173,46 @@ describe("traces over OTLP", () => {
       const select = spans.find((span) => span.name === "sql.execute")
       expect(select, style).toBeDefined()
       expect(select!.traceState, style).toBe(caller.traceState)
-      const chain = ancestry(spans, select!)
-      expect(chain[0]).toBe("sql.execute")
-      expect(chain.at(-1), style).toBe(name)
-      // The operation's own span (@effect/rpc names its handler's span RpcServer.GetOrg).
-      expect(chain.some((each) => each === "GetOrg" || each === "RpcServer.GetOrg"), `${style}: ${chain.join(" < ")}`).toBe(true)
+      // One operation a call: its statement right under the server span, which names the
+      // operation; over /rpc, @effect/rpc's own span for its handler stays between them.
+      expect(ancestry(spans, select!), style).toEqual(["sql.execute", ...(style === "rpc" ? ["RpcServer.GetOrg"] : []), name])
+      expect(server!.attributes["onboarding.operation"], style).toBe("GetOrg")
     }
   })
 
-  it("a failing call records its error on the operation's span, and its code on the server span", async () => {
+  it("a GraphQL document of several root fields: a span for each operation under the server span", async () => {
     const caller = callerTrace()
-    const reply = await fetch(`http://127.0.0.1:${ports.org}/orgs/${randomUUID()}`, { headers: { traceparent: caller.traceparent } })
+    const reply = await fetch(`http://127.0.0.1:${ports.org}/graphql`, {
+      method: "POST",
+      headers: { "content-type": "application/json", traceparent: caller.traceparent },
+      body: JSON.stringify({ query: `{ org(id: "${orgId}") { org { name } } missing: org(id: "${randomUUID()}") { org { name } } }` })
+    })
+    expect(reply.status).toBe(200)
+    const spans = await spansOf(caller.traceId)
+    const server = spans.find((span) => span.kind === 2)!
+    const operations = spans.filter((span) => span.name === "GetOrg")
+    expect(operations.map((span) => span.parentSpanId)).toEqual([server.spanId, server.spanId])
+    // The refused one's span is an error; the call's server span is not (a refusal is not the server's fault).
+    expect(operations.map((span) => span.status).sort()).toEqual([1, 2])
+    expect(server.status).not.toBe(2)
+    for (const operation of operations) {
+      expect(spans.filter((span) => span.name === "sql.execute" && span.parentSpanId === operation.spanId)).toHaveLength(1)
+    }
+  })
+
+  it("a refused call: its code and an exception event on the server span, whose status stays the server's rule", async () => {
+    const caller = callerTrace()
+    const missing = randomUUID()
+    const reply = await fetch(`http://127.0.0.1:${ports.org}/orgs/${missing}`, { headers: { traceparent: caller.traceparent } })
     expect(reply.status).toBe(404)
     const spans = await spansOf(caller.traceId)
     const server = spans.find((span) => span.kind === 2)!
     expect(server.attributes).toMatchObject({ "http.response.status_code": 404, "onboarding.code": "not_found" })
-    const operation = spans.find((span) => span.name === "GetOrg")!
-    expect(operation.status).toBe(2)
-    expect(operation.parentSpanId).toBe(server.spanId)
+    expect(server.status).not.toBe(2)
+    expect(server.events).toEqual([{
+      name: "exception",
+      attributes: { "exception.type": "NotFound", "exception.message": expect.stringContaining(missing) }
+    }])
   })
 })
 

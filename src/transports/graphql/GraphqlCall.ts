@@ -1,6 +1,6 @@
 import { Cause, Effect, Exit, type Fiber, Runtime } from "effect"
 import type { Writable } from "node:stream"
-import { GraphQLError, type GraphQLResolveInfo } from "./GraphqlJs.js"
+import { GraphQLError, type GraphQLResolveInfo, Kind } from "./GraphqlJs.js"
 import type { DomainError } from "../../domain/Errors.js"
 import { callFailure, errorTable } from "../ErrorTable.js"
 import { type Call, withinCall } from "../http/Calls.js"
@@ -44,9 +44,17 @@ export type GraphqlCall<R> = <A>(
   info: GraphQLResolveInfo
 ) => Promise<A>
 
+/** Whether the operation being run selects one root field and nothing else: the call runs one operation. */
+const oneRootField = (info: GraphQLResolveInfo): boolean => {
+  const selections = info.operation.selectionSet.selections
+  return selections.length === 1 && selections[0]!.kind === Kind.FIELD
+}
+
 export const graphqlCall = <R>(runtime: Runtime.Runtime<R>): GraphqlCall<R> => {
   const runFork = Runtime.runFork(runtime)
   return async <A>(effect: Effect.Effect<A, DomainError, R>, context: GraphqlContext, info: GraphQLResolveInfo): Promise<A> => {
+    const call = context.call
+    if (call !== undefined && !call.severalOperations && !oneRootField(info)) call.severalOperations = true
     // The client going away interrupts the call; database work already under way finishes on its
     // own (see withinBudget).
     const exit = await new Promise<Exit.Exit<A, DomainError>>((resolve) => {

@@ -12,6 +12,7 @@ export {
   isListType,
   isNonNullType,
   isObjectType,
+  Kind,
   Lexer,
   parse,
   Source,

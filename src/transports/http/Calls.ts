@@ -40,6 +40,8 @@ export interface Call extends CallNote {
   code: string | undefined
   /** The call's server span, when tracing is on: the parent of everything the call runs. */
   span: Tracer.Span | undefined
+  /** Whether the call may run more than one operation (GraphQL says so of a document of several root fields). */
+  severalOperations: boolean
 }
 
 class CallRecord implements Call {
@@ -48,6 +50,7 @@ class CallRecord implements Call {
   outcome: string | undefined = undefined
   code: string | undefined = undefined
   span: Tracer.Span | undefined = undefined
+  severalOperations = false
   constructor(
     readonly requestId: string,
     readonly style: Style,
@@ -56,6 +59,9 @@ class CallRecord implements Call {
   ) {}
   get traced() {
     return this.span !== undefined
+  }
+  get operationSpans() {
+    return this.span !== undefined && this.severalOperations
   }
 }
 
@@ -116,7 +122,7 @@ export const finalCode = (call: Call, response: Response): string => {
  * (no call record) gets a note of its own.
  */
 export const withinCall = (call: Call | undefined, requestId: string) => <A, E, R>(effect: Effect.Effect<A, E, R>) => {
-  const note: CallNote = call ?? { requestId, operation: undefined, outcome: undefined, traced: false }
+  const note: CallNote = call ?? { requestId, operation: undefined, outcome: undefined, traced: false, operationSpans: false }
   const noted = Effect.zipRight(FiberRef.set(CurrentCallNote, note), effect)
   return call?.span === undefined ? noted : Effect.withParentSpan(noted, call.span)
 }

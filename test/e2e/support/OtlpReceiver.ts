@@ -23,6 +23,7 @@ export interface ReceivedSpan {
   /** 0 unset, 1 ok, 2 error. */
   readonly status: number
   readonly attributes: Record<string, unknown>
+  readonly events: ReadonlyArray<{ readonly name: string; readonly attributes: Record<string, unknown> }>
 }
 
 /** One data point of a metric as exported: its attributes and its value (a sum's, or a histogram's count). */
@@ -72,7 +73,11 @@ export const otlpReceiver = async () => {
                 name: span.name,
                 kind: span.kind,
                 status: span.status?.code ?? 0,
-                attributes: attributesOf(span.attributes)
+                attributes: attributesOf(span.attributes),
+                events: (span.events ?? []).map((event: { name: string; attributes?: Array<{ key: string; value: Record<string, unknown> }> }) => ({
+                  name: event.name,
+                  attributes: attributesOf(event.attributes)
+                }))
               })
             }
           }
