@@ -3,7 +3,6 @@ import type * as RpcGroup from "@effect/rpc/RpcGroup"
 import { Cause, Context, Effect, Exit, FiberRef, Layer, Option, type Schema } from "effect"
 import type { InvalidArgument } from "../domain/Errors.js"
 import { validate } from "../domain/Validation.js"
-import { spanEvent } from "../services/SpanAttribute.js"
 import type { DomainRequest, OperationHandlers } from "./OperationHandlers.js"
 import { domainSchemaOf } from "./WireShape.js"
 
@@ -57,6 +56,8 @@ export interface CallNote {
    * server span stand for it, a span fewer on every call (docs/observability.md).
    */
   readonly operationSpans: boolean
+  /** A traced call's first failed operation, when its server span stands for it: the span tells it as it ends. */
+  failure: Cause.Cause<unknown> | undefined
 }
 
 export const CurrentCallNote = FiberRef.unsafeMake<CallNote | undefined>(undefined)
@@ -78,33 +79,17 @@ const noted = <A, E, R>(note: CallNote, tag: string, run: Effect.Effect<A, E, R>
   // however many fields a GraphQL document repeats.
   if (note.operation === undefined) note.operation = tag
   else if (!note.operation.split(",").includes(tag)) note.operation = `${note.operation},${tag}`
-  if (note.operationSpans) {
-    const spanned = Effect.withSpan(run, tag, { kind: "internal", captureStackTrace: false, attributes: { "onboarding.operation": tag } })
-    return Effect.onExit(spanned, (exit) => Effect.sync(() => noteOutcome(note, exit)))
-  }
-  return Effect.onExit(run, (exit) => {
-    const outcome = noteOutcome(note, exit)
-    return note.traced && outcome !== "ok" && outcome !== "Canceled" ? failureEvent(outcome, exit) : Effect.void
-  })
-}
-
-/** Notes how an operation ended, unless an earlier one of the call failed; returns how this one did. */
-const noteOutcome = (note: CallNote, exit: Exit.Exit<unknown, unknown>): string => {
-  const outcome = outcomeOf(exit)
-  if (note.outcome === undefined || note.outcome === "ok") note.outcome = outcome
-  return outcome
-}
-
-/**
- * The operation's failure, on the server span that stands for it: an `exception` event, as
- * OpenTelemetry's conventions name it, with the failure's tag and message. The span's status stays
- * the server's rule (a refusal is not the server's fault); the event is what the operation's own
- * span said of it in its status.
- */
-const failureEvent = (outcome: string, exit: Exit.Exit<unknown, unknown>): Effect.Effect<void> => {
-  const error = Exit.isFailure(exit) ? Cause.squash(exit.cause) : undefined
-  const message = error instanceof Error ? error.message : String(error)
-  return spanEvent("exception", { "exception.type": outcome, "exception.message": message })
+  const spanned = note.operationSpans
+    ? Effect.withSpan(run, tag, { kind: "internal", captureStackTrace: false, attributes: { "onboarding.operation": tag } })
+    : run
+  return Effect.onExit(spanned, (exit) =>
+    Effect.sync(() => {
+      if (note.outcome === undefined || note.outcome === "ok") note.outcome = outcomeOf(exit)
+      // The server span stands for this operation, and tells its failure when it ends (CallTelemetry.ts).
+      if (note.traced && !note.operationSpans && note.failure === undefined && Exit.isFailure(exit) && !Cause.isInterruptedOnly(exit.cause)) {
+        note.failure = exit.cause
+      }
+    }))
 }
 
 /** The declaration of operation `tag` in a table; a tag the table does not hold is a bug in this program. */

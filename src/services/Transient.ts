@@ -59,8 +59,9 @@ export const transientFailures = Metric.counter("onboarding_db_transient_failure
 
 /**
  * A retry, traced, is a span of its own showing the SQLSTATE that ended it. The first attempt, where
- * nearly every unit of work ends, has none: it would repeat the operation's span, and spans are most
- * of what tracing costs a call (docs/benchmarks.md §5); its failure is an event on the operation's.
+ * nearly every unit of work ends, has none: it would repeat the span it runs in (the operation's,
+ * or the server span standing for it), and spans are most of what tracing costs a call
+ * (docs/benchmarks.md §5); its failure is an event on that span.
  */
 const retryAttempt = <A, E, R>(self: Effect.Effect<A, E, R>) =>
   Effect.withSpan(self, "database attempt", { captureStackTrace: false })

@@ -36,7 +36,7 @@ describe("LOG_FORMAT=json", () => {
 
   it.effect("a line written during a call carries the call's request id (from its note, not an annotation)", () =>
     Effect.gen(function*() {
-      const note = { requestId: "r-2", operation: undefined, outcome: undefined, traced: false, operationSpans: false }
+      const note = { requestId: "r-2", operation: undefined, outcome: undefined, traced: false, operationSpans: false, failure: undefined }
       const lines = yield* logged(Effect.logInfo("inside").pipe(Effect.locally(CurrentCallNote, note)))
       expect(JSON.parse(lines[0]!)).toMatchObject({ message: "inside", requestId: "r-2" })
     }))

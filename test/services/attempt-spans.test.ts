@@ -1,60 +1,8 @@
 import { SqlError } from "@effect/sql/SqlError"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, Option, Tracer } from "effect"
+import { Effect, Exit } from "effect"
 import { databaseOperation } from "../../src/services/Transient.js"
-
-/** A span as the tracer saw it: its name, its parent's name, its attributes and events, how it ended. */
-interface Recorded {
-  readonly name: string
-  readonly parent: string | undefined
-  readonly attributes: Map<string, unknown>
-  readonly events: Array<{ readonly name: string; readonly attributes: Record<string, unknown> | undefined }>
-  failed: boolean | undefined
-}
-
-/** A tracer that keeps every span it makes, as an exporter would receive them. */
-const recordingTracer = () => {
-  const spans: Array<Recorded> = []
-  let next = 0
-  const tracer = Tracer.make({
-    span: (name, parent, context, links, startTime, kind) => {
-      const recorded: Recorded = {
-        name,
-        parent: Option.match(parent, { onNone: () => undefined, onSome: (span) => (span._tag === "Span" ? span.name : "external") }),
-        attributes: new Map(),
-        events: [],
-        failed: undefined
-      }
-      spans.push(recorded)
-      let status: Tracer.SpanStatus = { _tag: "Started", startTime }
-      const span: Tracer.Span = {
-        _tag: "Span",
-        name,
-        spanId: String(++next),
-        traceId: "trace",
-        parent,
-        context,
-        get status() {
-          return status
-        },
-        attributes: recorded.attributes,
-        links,
-        sampled: true,
-        kind,
-        end: (endTime, exit) => {
-          status = { _tag: "Ended", startTime, endTime, exit }
-          recorded.failed = Exit.isFailure(exit)
-        },
-        attribute: (key, value) => recorded.attributes.set(key, value),
-        event: (eventName, _time, attributes) => recorded.events.push({ name: eventName, attributes }),
-        addLinks: () => {}
-      }
-      return span
-    },
-    context: (f) => f()
-  })
-  return { spans, tracer }
-}
+import { recordingTracer } from "../support/RecordingTracer.js"
 
 /** A statement that fails with `codes` in turn (as @effect/sql-pg reports PostgreSQL's errors), then answers. */
 const failingWith = (codes: ReadonlyArray<string>) => {

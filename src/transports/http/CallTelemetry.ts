@@ -55,6 +55,12 @@ export interface CallTelemetry {
 /** Codes that mean the server failed the call (OpenTelemetry's rule for gRPC servers), so its span is an error. */
 const serverFaults = new Set(["unknown", "deadline_exceeded", "unimplemented", "internal", "unavailable", "data_loss"])
 
+/** OpenTelemetry's attributes of an exception, for an operation's refusal: its tag and message. */
+const refusalOf = (outcome: string | undefined, failure: Cause.Cause<unknown>) => ({
+  "exception.type": outcome ?? "Error",
+  "exception.message": Cause.prettyErrors(failure)[0]?.message ?? ""
+})
+
 /** A Connect code's name as its gRPC status number (Connect's codes are gRPC's). */
 const grpcStatus = (code: string): number => (code === "ok" ? 0 : codeFromString(code) ?? Code.Unknown)
 
@@ -206,7 +212,13 @@ export const callTelemetry = <R>(
         if (call.style === "grpc" || call.style === "grpc-web") span.attribute("rpc.grpc.status_code", grpcStatus(code))
         if (call.style === "connect" && code !== "ok") span.attribute("rpc.connect_rpc.error_code", code)
         const fault = serverFaults.has(code) || response.statusCode >= 500
-        span.end(run(Clock.currentTimeNanos), fault ? Exit.fail(code) : Exit.void)
+        const now = run(Clock.currentTimeNanos)
+        // The failure of the operation the span stands for (Operation.ts): a fault ends the span
+        // with its cause, which the tracer records as an exception with its message and stack; a
+        // refusal is an `exception` event, the span's status staying OpenTelemetry's server rule.
+        const failure = call.failure
+        if (failure !== undefined && !fault) span.event("exception", now, refusalOf(call.outcome, failure))
+        span.end(now, fault ? Exit.failCause(failure ?? Cause.fail(code)) : Exit.void)
       }
       if (!accessLog) return
       logAccess({

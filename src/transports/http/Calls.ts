@@ -51,6 +51,7 @@ class CallRecord implements Call {
   code: string | undefined = undefined
   span: Tracer.Span | undefined = undefined
   severalOperations = false
+  failure: Cause.Cause<unknown> | undefined = undefined
   constructor(
     readonly requestId: string,
     readonly style: Style,
@@ -122,7 +123,7 @@ export const finalCode = (call: Call, response: Response): string => {
  * (no call record) gets a note of its own.
  */
 export const withinCall = (call: Call | undefined, requestId: string) => <A, E, R>(effect: Effect.Effect<A, E, R>) => {
-  const note: CallNote = call ?? { requestId, operation: undefined, outcome: undefined, traced: false, operationSpans: false }
+  const note: CallNote = call ?? { requestId, operation: undefined, outcome: undefined, traced: false, operationSpans: false, failure: undefined }
   const noted = Effect.zipRight(FiberRef.set(CurrentCallNote, note), effect)
   return call?.span === undefined ? noted : Effect.withParentSpan(noted, call.span)
 }
