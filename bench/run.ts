@@ -274,6 +274,7 @@ const onEmbedded = async () => {
       script: npmStart.file,
       nodeArgs: npmStart.nodeArgs,
       env: {
+        ...npmStart.env,
         DATABASE_URL: "",
         DATA_DIR: dataDir,
         ORG_PORT: String(ports["org"]),

