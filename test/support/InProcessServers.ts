@@ -14,8 +14,13 @@ import { Orgs } from "../../src/services/Orgs.js"
 import { Profiles } from "../../src/services/Profiles.js"
 import { HealthWatches } from "../../src/transports/connect/HealthWatches.js"
 import { Services } from "./Services.js"
+import type { Unavailable } from "../../src/domain/Errors.js"
 
 export { InMemoryServices }
+
+/** The in-memory services, but with every Orgs call ending as `fail` does (a database that refuses, a bug). */
+export const failingOrgs = (fail: Effect.Effect<never, Unavailable>) =>
+  Layer.merge(InMemoryServices, Layer.succeed(Orgs, Orgs.make({ create: () => fail, get: () => fail, list: () => fail })))
 
 type PortServices = Orgs | Profiles | Licenses | Onboarding | DatabaseHealth
 

@@ -4,12 +4,11 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer, Logger, Option, Redacted } from "effect"
 import { randomUUID } from "node:crypto"
 import { Unavailable } from "../../src/domain/Errors.js"
-import { Orgs } from "../../src/services/Orgs.js"
 import { errorBody, errorTable, type FailureKind } from "../../src/transports/ErrorTable.js"
 import { Services } from "../support/Services.js"
 import { envelope, grpcRaw, httpCall, protoBytes, rpcRequest } from "../reliability/support/wire.js"
 import { CreateOrgRequestSchema, GetOrgRequestSchema } from "../../src/gen/org/v1beta1/org_pb.js"
-import { InMemoryServices, inProcessServers } from "../support/InProcessServers.js"
+import { failingOrgs, inProcessServers } from "../support/InProcessServers.js"
 
 /**
  * Failure kinds x styles, every answer checked against the one table (ErrorTable.ts): its codes
@@ -189,10 +188,7 @@ describe("the error table, walked: every failure kind in every style", () => {
     }
   )
 
-  const failing = (fail: Effect.Effect<never, Unavailable>) =>
-    Layer.merge(InMemoryServices, Layer.succeed(Orgs, Orgs.make({ create: () => fail, get: () => fail, list: () => fail })))
-
-  layer(inProcessServers({}, failing(Effect.fail(new Unavailable({ message: "the database is unavailable" })))), {
+  layer(inProcessServers({}, failingOrgs(Effect.fail(new Unavailable({ message: "the database is unavailable" })))), {
     timeout: 120_000,
     excludeTestServices: true
   })((it) => {
@@ -205,7 +201,7 @@ describe("the error table, walked: every failure kind in every style", () => {
 
   // The bug's cause is logged (security.test.ts checks that); here the log is not the point.
   const quiet = Layer.provide(Logger.replace(Logger.defaultLogger, Logger.none))
-  layer(inProcessServers({}, failing(Effect.die(new Error("a bug")))).pipe(quiet), { timeout: 120_000, excludeTestServices: true })((it) => {
+  layer(inProcessServers({}, failingOrgs(Effect.die(new Error("a bug")))).pipe(quiet), { timeout: 120_000, excludeTestServices: true })((it) => {
     it.effect("Internal for a bug, with no detail on the wire", () =>
       Effect.gen(function*() {
         const { org } = yield* Services
