@@ -81,13 +81,22 @@ const clusterTops = (dataDir: string): Array<string> => {
   }
 }
 
+/** How many entries of a cluster are right inside DATA_DIR (ours, the lock and the cluster's making, start with "onboarding"). */
+const clusterEntriesAtTop = (dataDir: string): number => {
+  try {
+    return readdirSync(dataDir).filter((name) => !name.startsWith("onboarding")).length
+  } catch {
+    return 0
+  }
+}
+
 /** What the directory held when the process died, in words, for the figures. */
 const stateAtKill = (dataDir: string): string => {
   const names = readdirSync(dataDir)
   const parts = names.filter((name) => name.startsWith("onboarding-initdb")).map((name) =>
     `${name.replace(/-[0-9a-f-]{36}$/, "-<uuid>")} (${has(join(dataDir, name, "PG_VERSION")) ? "with" : "without"} PG_VERSION)`
   )
-  const top = names.filter((name) => !name.startsWith("onboarding")).length
+  const top = clusterEntriesAtTop(dataDir)
   parts.push(`${top} cluster entries at the top${names.includes("PG_VERSION") ? ", PG_VERSION among them" : ""}`)
   if (names.includes("postmaster.pid")) parts.push(`postmaster.pid of ${statSync(join(dataDir, "postmaster.pid")).size} bytes`)
   return parts.join("; ")
@@ -116,8 +125,10 @@ const killPoints: Array<KillPoint> = [
     reach: (_, pid) => initdbOver(pid)
   },
   {
+    // Any entry of the cluster arrived, not one named: the window is then the whole move (every
+    // entry's removal and rename, then two fsyncs), not what is left of it after that one.
     name: "cluster entries arriving at the top, PG_VERSION not yet",
-    reach: (dataDir) => spinUntil(() => has(join(dataDir, "global")) && !has(join(dataDir, "PG_VERSION")))
+    reach: (dataDir) => spinUntil(() => clusterEntriesAtTop(dataDir) > 0 && !has(join(dataDir, "PG_VERSION")))
   },
   {
     name: "server opening: postmaster.pid just created",
@@ -186,12 +197,15 @@ describe.skipIf(process.env["TEST_DATABASE_URL"] !== undefined)("the first start
   it("killed at each point of creating the database: every later start opens the directory and serves", async () => {
     const figures: Array<Record<string, unknown>> = []
     const failures: Array<string> = []
-    for (const point of killPoints) {
+    // A point not reached is tried again, three times in all: its window (the narrowest well
+    // under a millisecond) can pass while this process waits for a core the other suites hold.
+    // Whether reached or not, each start killed must be followed by one that opens and serves.
+    for (const point of killPoints) for (let attempt = 1, reached = false; !reached && attempt <= 3; attempt++) {
       const dataDir = mkdtempSync(join(tmpdir(), "onboarding-first-start-"))
       try {
         const env = { ...(await ports()), DATA_DIR: dataDir }
         const first = firstStart(env)
-        const reached = await point.reach(dataDir, first.child.pid!)
+        reached = await point.reach(dataDir, first.child.pid!)
         const migrated = first.output().includes("migration 1")
         process.kill(-first.child.pid!, "SIGKILL")
         await first.exited
@@ -209,8 +223,8 @@ describe.skipIf(process.env["TEST_DATABASE_URL"] !== undefined)("the first start
         } catch (error) {
           outcome = `did not start: ${String(error).trim().split("\n").pop()}`
         }
-        figures.push({ point: point.name, reached, state, migratedBeforeKill: migrated, restart: outcome, warningLines: warned })
-        if (!reached) failures.push(`${point.name}: never reached`)
+        figures.push({ point: point.name, attempt, reached, state, migratedBeforeKill: migrated, restart: outcome, warningLines: warned })
+        if (!reached && attempt === 3) failures.push(`${point.name}: never reached in ${attempt} starts`)
         if (outcome !== "opened and served") failures.push(`${point.name} (${state}): ${outcome}`)
         // A half-made database is rebuilt, or a complete one moved into place, with one line; nothing else warns.
         const halfMade = /onboarding-initdb/.test(state)
