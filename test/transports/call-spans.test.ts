@@ -40,8 +40,8 @@ const serverSpans = (spans: ReadonlyArray<Recorded>) =>
       const before = spans.length
       yield* Effect.promise(call)
       const made = () => spans.slice(before)
-      // A ceiling for a span that never ends, not an expectation.
-      for (let attempt = 0; attempt < 200 && made().some((span) => span.exit === undefined); attempt++) {
+      // A ceiling for a span that never ends (60 s, as traces.test.ts waits), not an expectation.
+      for (let attempt = 0; attempt < 6_000 && made().some((span) => span.exit === undefined); attempt++) {
         yield* Effect.sleep("10 millis")
       }
       expect(made().filter((span) => span.name === "GetOrg")).toEqual([])
