@@ -1,7 +1,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Context, Duration, Effect, Layer, Ref, Schedule, Stream, SubscriptionRef } from "effect"
 import { BudgetExpired } from "./DatabaseGate.js"
-import { withinBudget } from "./Transient.js"
+import { withinBudget } from "./WithinBudget.js"
 
 /**
  * The most a health answer may lag the database: it is probed at most once per this interval,

@@ -29,8 +29,9 @@ const idle = Metric.tagged(poolConnections, "state", "idle")
 export const samplePool = (pool: Pick<Pg.Pool, "totalCount" | "idleCount" | "waitingCount">, gate: DatabaseGate) =>
   Effect.suspend(() =>
     Effect.all([
-      Metric.set(inUse, pool.totalCount - pool.idleCount),
-      Metric.set(idle, pool.idleCount),
+      // A kept connection no unit holds is lent by the pool but idle in the gate.
+      Metric.set(inUse, pool.totalCount - pool.idleCount - gate.free()),
+      Metric.set(idle, pool.idleCount + gate.free()),
       Metric.set(poolWaiting, gate.waiting() + pool.waitingCount),
       Metric.set(workHeld, gate.held())
     ], { discard: true })
@@ -43,7 +44,7 @@ export const samplePool = (pool: Pick<Pg.Pool, "totalCount" | "idleCount" | "wai
  * that keeps the units of work within the pool's size and `maxWaiting` (see `DatabaseGate`).
  */
 export const pooledClient = (config: Pg.PoolConfig & { readonly max: number }, maxWaiting: number) => {
-  const gate = makeDatabaseGate({ connections: config.max, maxWaiting })
+  const gate = makeDatabaseGate({ connections: config.max, maxWaiting, keeps: true })
   return PgClient.layerFromPool({
     applicationName: config.application_name,
     acquire: Effect.gen(function*() {
@@ -65,7 +66,10 @@ export const pooledClient = (config: Pg.PoolConfig & { readonly max: number }, m
           onTimeout: () => new SqlError({ cause: new Error("Connection timed out"), message: "PgClient: Connection timed out" })
         })
       )
+      // Before the pool ends, which waits for every client lent: the kept ones are lent.
+      yield* Effect.addFinalizer(() => Effect.sync(gate.close))
       yield* Effect.forkScoped(Effect.repeat(samplePool(pool, gate), Schedule.spaced("1 second")))
+      yield* Effect.forkScoped(Effect.repeat(Effect.sync(gate.sweep), Schedule.spaced("1 second")))
       return pool
     })
   }).pipe(Layer.merge(Layer.succeed(DatabaseGateRef, gate)))

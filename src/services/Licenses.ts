@@ -27,10 +27,10 @@ export class Licenses extends Effect.Service<Licenses>()("Licenses", {
 
     /** Newest first, served by licenses_newest_first, or licenses_by_user_newest_first for one user. */
     const select = (query: PageQuery<UserId | undefined>) => (limit: number) =>
-      sql`select ${sql.literal(licensesTable.selectList)}, ${sql.literal(createdAt)}
+      statements.statement(sql`select ${sql.literal(licensesTable.selectList)}, ${sql.literal(createdAt)}
           from licenses
           where ${sql.and([...(query.filter === undefined ? [] : [sql`user_id = ${query.filter}`]), ...keysetAfter(sql, "id", query.after)])}
-          order by created_at desc, id desc limit ${limit}`
+          order by created_at desc, id desc limit ${limit}`)
 
     return {
       create: (license: License) =>

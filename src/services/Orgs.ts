@@ -27,9 +27,9 @@ export class Orgs extends Effect.Service<Orgs>()("Orgs", {
 
     /** Newest first, served by the index orgs_newest_first. */
     const select = (query: PageQuery<undefined>) => (limit: number) =>
-      sql`select ${sql.literal(orgsTable.selectList)}, ${sql.literal(createdAt)} from orgs
+      statements.statement(sql`select ${sql.literal(orgsTable.selectList)}, ${sql.literal(createdAt)} from orgs
           where ${sql.and(keysetAfter(sql, "id", query.after))}
-          order by created_at desc, id desc limit ${limit}`
+          order by created_at desc, id desc limit ${limit}`)
 
     return {
       create: (org: Org) =>

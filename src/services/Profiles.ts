@@ -27,10 +27,10 @@ export class Profiles extends Effect.Service<Profiles>()("Profiles", {
 
     /** Newest first, served by profiles_newest_first, or profiles_by_org_newest_first for one org. */
     const select = (query: PageQuery<OrgId | undefined>) => (limit: number) =>
-      sql`select ${sql.literal(profilesTable.selectList)}, ${sql.literal(createdAt)}
+      statements.statement(sql`select ${sql.literal(profilesTable.selectList)}, ${sql.literal(createdAt)}
           from profiles
           where ${sql.and([...(query.filter === undefined ? [] : [sql`org_id = ${query.filter}`]), ...keysetAfter(sql, "id", query.after)])}
-          order by created_at desc, id desc limit ${limit}`
+          order by created_at desc, id desc limit ${limit}`)
 
     return {
       create: (profile: Profile) =>

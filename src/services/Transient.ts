@@ -1,8 +1,10 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlError from "@effect/sql/SqlError"
-import { Context, Duration, Effect, Exit, Fiber, FiberId, FiberRef, Metric, Option, Predicate, Schedule } from "effect"
+import { Context, Duration, Effect, FiberRef, Metric, Option, Predicate, Schedule } from "effect"
 import { Unavailable } from "../domain/Errors.js"
-import { budgetExpired, type DatabaseGate, databaseUnavailable, DatabaseGateRef } from "./DatabaseGate.js"
+import { databaseUnavailable, DatabaseGateRef } from "./DatabaseGate.js"
+import { giveBackKept } from "./UnitConnection.js"
+import { withinBudget } from "./WithinBudget.js"
 import { spanAttribute, spanEvent } from "./SpanAttribute.js"
 
 // SQLSTATEs worth retrying: serialization failure, deadlock, connection exceptions (class 08),
@@ -76,7 +78,8 @@ const retryAttempt = <A, E, R>(self: Effect.Effect<A, E, R>) =>
  */
 export const transaction = (sql: SqlClient.SqlClient) => <A, E, R>(self: Effect.Effect<A, E, R>) =>
   Effect.catchSomeDefect(
-    sql.withTransaction(self),
+    // The unit's kept connection goes back first: its permit stands for one pool client.
+    Effect.withFiberRuntime<A, E | SqlError.SqlError, R>((fiber) => (giveBackKept(fiber), sql.withTransaction(self))),
     (defect) => (defect instanceof SqlError.SqlError ? Option.some(Effect.fail(defect)) : Option.none())
   )
 
@@ -132,68 +135,6 @@ const retryingTransient = <A, E, R>(attempt: Effect.Effect<A, E | Unavailable, R
     return Effect.retry(again, Schedule.intersect(retrySchedule, Schedule.recurWhile(isUnavailable)))
   })
 
-// setTimeout fires at once for delays beyond a signed 32-bit count of milliseconds (about 24 days).
-const maxTimerMillis = 2_147_483_647
-
-/**
- * Fails with `unavailable` when `self` takes longer than `budget`, and then interrupts it (which
- * cancels a statement on the server and rolls back an open transaction). Unlike `Effect.timeout`,
- * it forks one fiber and arms one plain timer, with no sleeping fiber and no race: this runs once
- * per request.
- *
- * A caller that goes away (a client that disconnects, a deadline) does not interrupt the work: it
- * runs on in its own fiber, still within its budget, and its answer is dropped. @effect/sql-pg
- * cancels an interrupted statement with `pg_cancel_backend(pid)` from another connection, and by
- * the time that runs the connection may already serve another request, whose statement is then
- * cancelled instead: under load, every client disconnect failed some other caller's request with
- * `internal`. The budget still interrupts, as it must to free a connection from a database that
- * does not answer; the same mistake is then possible, but only for a statement that ends just as
- * its budget runs out.
- *
- * The work holds a permit of the process's `DatabaseGate` from before it starts until it ends, so
- * work detached from callers that left still counts; the time spent waiting for the permit is
- * part of the budget.
- */
-export const withinBudget = <A, E, R>(
-  self: Effect.Effect<A, E, R>,
-  budget: Duration.Duration,
-  gate: DatabaseGate = DatabaseGateRef.defaultValue()
-) => {
-  const budgetMillis = Math.min(Duration.toMillis(budget), maxTimerMillis)
-  // Between the permit and the fork that gives it back when it ends, nothing may interrupt: the
-  // permit would be lost. The waits either side are interruptible.
-  return Effect.uninterruptibleMask((restore) =>
-    Effect.flatMap(restore(gate.enter(budgetMillis)), (waited) =>
-      // The fiber answers with `self`'s exit as its value, so it never ends in a failure to report
-      // as unhandled (interruption by the timer is not reported either). Setting the log level for
-      // the fork instead, with `Effect.locally`, copied the fiber's locals twice per unit of work.
-      Effect.flatMap(Effect.forkDaemon(Effect.exit(restore(self))), (fiber) => {
-        fiber.addObserver(gate.leave)
-        return restore(Effect.async<A, E | Unavailable>((resume) => {
-          let answered = false
-          const timer = setTimeout(() => {
-            // Outside any fiber (a timer's callback): the interruption is an effect of its own.
-            Effect.runFork(Fiber.interruptAsFork(fiber, FiberId.none))
-            if (answered) return
-            answered = true
-            resume(Effect.fail(budgetExpired()))
-          }, Math.max(1, budgetMillis - waited))
-          fiber.addObserver((exit) => {
-            clearTimeout(timer)
-            if (answered) return
-            answered = true
-            // A failure here is the fiber's own interruption (by the timer, or at shutdown): it has no value.
-            resume(exit._tag === "Success" ? exit.value : Exit.failCause(exit.cause))
-          })
-          // The caller has gone: its answer is no longer wanted, but the work keeps its budget.
-          return Effect.sync(() => {
-            answered = true
-          })
-        }))
-      }))
-  )
-}
-
 const readOnly = "25006"
 
 /**
@@ -221,7 +162,9 @@ export const databaseOperation = <A, E, R>(
     Effect.catchIf(
       self,
       (e): e is SqlError.SqlError => Predicate.isTagged(e, "SqlError"),
-      (error) => {
+      (error) => Effect.withFiberRuntime<never, Unavailable>((fiber) => {
+        // The connection the statement ran on may be broken: the unit's next statement takes another.
+        giveBackKept(fiber)
         if (!isTransient(error)) return Effect.die(error)
         const state = sqlState(error)
         return Metric.increment(Metric.tagged(transientFailures, "sqlstate", state)).pipe(
@@ -229,7 +172,7 @@ export const databaseOperation = <A, E, R>(
           Effect.zipRight(tell(state)),
           Effect.zipRight(Effect.fail(databaseUnavailable()))
         )
-      }
+      })
     )
   const onRetrySpan = (state: string) => spanAttribute("db.response.status_code", state)
   const first = classified((state) => spanEvent("database attempt failed", { "db.response.status_code": state }))

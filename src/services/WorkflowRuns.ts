@@ -69,13 +69,13 @@ export class WorkflowRuns extends Context.Tag("WorkflowRuns")<WorkflowRuns, RunS
       const runsPage = keysetPage(OnboardingRun, (run) => run.workflowId)
       /** Newest first, served by onboarding_runs_newest_first, or onboarding_runs_by_status_newest_first. */
       const selectRuns = (query: PageQuery<RunStatus | undefined>) => (limit: number) =>
-        sql`select ${sql.literal(runs.selectList)}, ${sql.literal(createdAt)}
+        statements.statement(sql`select ${sql.literal(runs.selectList)}, ${sql.literal(createdAt)}
             from onboarding_runs
             where ${sql.and([
           ...(query.filter === undefined ? [] : [sql`status = ${query.filter}`]),
           ...keysetAfter(sql, "workflow_id", query.after)
         ])}
-            order by created_at desc, workflow_id desc limit ${limit}`
+            order by created_at desc, workflow_id desc limit ${limit}`)
       return WorkflowRuns.of({
         atomically: (unit) => databaseOperation(transaction(sql)(unit)),
         claim: (run, fingerprint) =>

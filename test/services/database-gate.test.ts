@@ -1,7 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Deferred, Duration, Effect, Exit, Fiber } from "effect"
-import { makeDatabaseGate } from "../../src/services/DatabaseGate.js"
-import { withinBudget } from "../../src/services/Transient.js"
+import type * as SqlConnection from "@effect/sql/SqlConnection"
+import { Deferred, Duration, Effect, Exit, Fiber, Scope } from "effect"
+import { type DatabaseGate, type KeptConnection, makeDatabaseGate } from "../../src/services/DatabaseGate.js"
+import { withinBudget } from "../../src/services/WithinBudget.js"
 
 /*
  * The bound on the database work a process holds (issue 24, item 1): a permit per connection, kept
@@ -107,5 +108,97 @@ describe("withinBudget with a gate", () => {
       expect(String(Exit.isFailure(exit) && exit.cause)).toContain("Unavailable: the database did not answer within the operation's budget")
       yield* settle
       expect(gate.held()).toBe(0)
+    }))
+})
+
+describe("DatabaseGate with kept connections", () => {
+  /** A kept connection whose giving back is counted (the gate never touches the connection itself). */
+  const keptOne = Effect.gen(function*() {
+    const scope = yield* Scope.make()
+    let givenBack = 0
+    yield* Scope.addFinalizer(scope, Effect.sync(() => givenBack++))
+    return { kept: { connection: {} as SqlConnection.Connection, scope }, givenBack: () => givenBack }
+  })
+
+  /** Where a unit's kept connection is put by the gate. */
+  const unitSlot = () => ({ kept: undefined as KeptConnection | undefined })
+
+  /** The kept connection a unit entering now is handed, if any. */
+  const handedTo = (gate: DatabaseGate) =>
+    Effect.gen(function*() {
+      const unit = unitSlot()
+      yield* gate.enter(1_000, unit)
+      return unit.kept
+    })
+
+  /** A gate of two permits, both held, and two kept connections to give back with them. */
+  const twoHeld = Effect.gen(function*() {
+    const gate = makeDatabaseGate({ connections: 2, maxWaiting: 5, keeps: true })
+    const a = yield* keptOne
+    const b = yield* keptOne
+    yield* gate.enter(1_000)
+    yield* gate.enter(1_000)
+    return { gate, a, b }
+  })
+
+  it.live("a kept connection given back with its permit goes to the next unit, a waiter first, and stands for a permit meanwhile", () =>
+    Effect.gen(function*() {
+      const gate = makeDatabaseGate({ connections: 1, maxWaiting: 5, keeps: true })
+      const { givenBack, kept } = yield* keptOne
+      yield* gate.enter(1_000, unitSlot())
+      const second = unitSlot()
+      const waiter = yield* Effect.fork(gate.enter(1_000, second))
+      yield* settle
+      gate.leave(kept)
+      yield* Fiber.join(waiter)
+      expect(second.kept).toBe(kept)
+      gate.leave(kept)
+      // Free, in place of the only permit: a unit that cannot take it over gets the permit, and the connection goes back.
+      expect(gate.held()).toBe(0)
+      yield* gate.enter(1_000)
+      yield* settle
+      expect(givenBack()).toBe(1)
+      expect(gate.held()).toBe(1)
+    }))
+
+  it.live("a unit entering takes a free kept connection; closing gives back the free ones and every one after", () =>
+    Effect.gen(function*() {
+      const { a, b, gate } = yield* twoHeld
+      gate.leave(a.kept)
+      expect(yield* handedTo(gate)).toBe(a.kept)
+      gate.leave(b.kept)
+      gate.close()
+      yield* settle
+      expect(b.givenBack()).toBe(1)
+      gate.leave(a.kept)
+      yield* settle
+      expect(a.givenBack()).toBe(1)
+      expect(gate.held()).toBe(0)
+    }))
+
+  it.live("a free kept connection no unit took between two sweeps goes back to the pool", () =>
+    Effect.gen(function*() {
+      const { a, b, gate } = yield* twoHeld
+      gate.leave(a.kept)
+      gate.leave(b.kept)
+      gate.sweep()
+      // Taken and given back since: b stays; a, untaken, goes at the next sweep.
+      expect(yield* handedTo(gate)).toBe(b.kept)
+      gate.leave(b.kept)
+      gate.sweep()
+      yield* settle
+      expect({ a: a.givenBack(), b: b.givenBack() }).toEqual({ a: 1, b: 0 })
+      gate.sweep()
+      yield* settle
+      expect({ a: a.givenBack(), b: b.givenBack() }).toEqual({ a: 1, b: 1 })
+    }))
+
+  it.effect("units keep one connection fewer than there are permits: a client is left for the pool's other callers", () =>
+    Effect.sync(() => {
+      const gate = makeDatabaseGate({ connections: 3, maxWaiting: 5, keeps: true })
+      expect([gate.claim(), gate.claim(), gate.claim()]).toEqual([true, true, false])
+      gate.giveBack()
+      expect(gate.claim()).toBe(true)
+      expect(makeDatabaseGate({ connections: 1, maxWaiting: 5, keeps: true }).keeps).toBe(false)
     }))
 })

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Metric } from "effect"
+import type * as SqlConnection from "@effect/sql/SqlConnection"
+import { Effect, Metric, Scope } from "effect"
 import { makeDatabaseGate } from "../../src/services/DatabaseGate.js"
 import { poolConnections, poolWaiting, samplePool, workHeld } from "../../src/services/DatabasePool.js"
 
@@ -35,5 +36,15 @@ describe("samplePool", () => {
       expect(yield* gaugeValue(Metric.tagged(poolConnections, "state", "idle"))).toBe(1)
       expect(yield* gaugeValue(workHeld)).toBe(2)
       expect(yield* gaugeValue(poolWaiting)).toBe(2)
+    }))
+
+  it.effect("counts a kept connection no unit holds as idle, though the pool has lent it", () =>
+    Effect.gen(function*() {
+      const gate = makeDatabaseGate({ connections: 2, maxWaiting: 5, keeps: true })
+      yield* gate.enter(1_000)
+      gate.leave({ connection: {} as SqlConnection.Connection, scope: yield* Scope.make() })
+      yield* samplePool({ totalCount: 1, idleCount: 0, waitingCount: 0 }, gate)
+      expect(yield* gaugeValue(Metric.tagged(poolConnections, "state", "in_use"))).toBe(0)
+      expect(yield* gaugeValue(Metric.tagged(poolConnections, "state", "idle"))).toBe(1)
     }))
 })
