@@ -12,7 +12,12 @@
  *
  *   DATABASE_URL=postgres://… node dist/bench/bench/tools/instructionsPerCall.js [--server=ours|a|b|d|e|f|g|h] \
  *     [--operation=GetOrg|GetProfile|GetLicense] [--style=rest|connect-json|graphql] [--traced] \
- *     [--warmup=4000] [--calls=300] [--windows=3]
+ *     [--warmup=4000] [--calls=300] [--windows=3] [--concurrency=1] [--root=DIR]
+ *
+ * --concurrency: that many calls in flight, each caller on a keep-alive connection of its own, so
+ * the count includes what a loaded process does per call (its gate's queue, the pool's hand-overs,
+ * batched socket reads). --root: the checkout whose build to run, for a before/after pair counted by
+ * the same tool (the default: this one).
  *
  * --server: ours (the operation's service process, the default), or a baseline serving the
  * style: (d) REST's minimal Effect peer and (a) Node's floor, (f) Connect JSON's peer, (g)
@@ -37,9 +42,10 @@ import { freePort } from "../Processes.js"
 import { type Operation, type Scenario, scenario, serviceOf, type Style } from "../Scenarios.js"
 import { dropDatabase, seededDatabase } from "../TempDatabase.js"
 
-const root = fileURLToPath(new URL("../../../../", import.meta.url))
 const args = process.argv.slice(2)
 const option = (name: string, fallback: number) => Number(args.find((a) => a.startsWith(`--${name}=`))?.split("=")[1] ?? fallback)
+const root = args.find((a) => a.startsWith("--root="))?.split("=")[1]?.replace(/\/?$/, "/") ??
+  fileURLToPath(new URL("../../../../", import.meta.url))
 const traced = args.includes("--traced")
 const server = args.find((a) => a.startsWith("--server="))?.split("=")[1] ?? "ours"
 const style = (args.find((a) => a.startsWith("--style="))?.split("=")[1] ?? "rest") as Style
@@ -57,6 +63,7 @@ const entry = server === "ours"
 const warmup = option("warmup", 4000)
 const calls = option("calls", 300)
 const windows = option("windows", 3)
+const concurrency = option("concurrency", 1)
 const serverUrl = process.env["DATABASE_URL"] ?? ""
 if (
   serverUrl === "" || entry === undefined || !entry.styles.includes(style) || !reads.includes(operation) ||
@@ -65,7 +72,7 @@ if (
   console.error(
     "usage: DATABASE_URL=… instructionsPerCall [--server=ours|a|b|d|e|f|g|h] [--operation=GetOrg|GetProfile|GetLicense] " +
       "[--style=rest|connect-json|graphql] [--traced] " +
-      "[--warmup=4000] [--calls=300] [--windows=3] (a server serving the style; --traced for ours, d, f, g)"
+      "[--warmup=4000] [--calls=300] [--windows=3] [--concurrency=1] [--root=DIR] (a server serving the style; --traced for ours, d, f, g)"
   )
   process.exit(2)
 }
@@ -90,7 +97,7 @@ const split = (file: string) => {
   return sums
 }
 
-const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
+const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency })
 /** One call of the scenario; a GraphQL error arrives with 200 and is not looked for: the call is checked once before. */
 const call = (base: string, s: Scenario) =>
   new Promise<void>((resolve, reject) => {
@@ -101,8 +108,16 @@ const call = (base: string, s: Scenario) =>
     request.on("error", reject)
     request.end(s.method === "GET" ? undefined : s.body)
   })
+/** `n` calls, `concurrency` at a time. */
 const callMany = async (base: string, s: Scenario, n: number) => {
-  for (let i = 0; i < n; i++) await call(base, s)
+  let left = n
+  const caller = async () => {
+    while (left > 0) {
+      left--
+      await call(base, s)
+    }
+  }
+  await Promise.all(Array.from({ length: concurrency }, caller))
 }
 const sleep = (millis: number) => new Promise((resolve) => setTimeout(resolve, millis))
 
@@ -161,7 +176,7 @@ try {
   const dumps = readdirSync(outDir).filter((f) => /\.\d+\.\d+$/.test(f))
     .sort((a, b) => Number(a.split(".").at(-1)) - Number(b.split(".").at(-1)))
   const per = (ir: number) => (ir / calls / 1e6).toFixed(3)
-  console.log(`| window (${server}, ${traced ? "traced" : "untraced"}, ${operation} over ${style}, c1) | rest | V8 compiler | GC | total |`)
+  console.log(`| window (${server}, ${traced ? "traced" : "untraced"}, ${operation} over ${style}, c${concurrency}) | rest | V8 compiler | GC | total |`)
   console.log("|---|---:|---:|---:|---:|")
   for (const [i, file] of dumps.entries()) {
     const sums = split(join(outDir, file))
