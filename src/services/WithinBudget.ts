@@ -1,7 +1,7 @@
 import { Cause, Duration, Effect, Exit, Fiber, FiberId } from "effect"
 import type { Unavailable } from "../domain/Errors.js"
 import { budgetExpired, type DatabaseGate, DatabaseGateRef } from "./DatabaseGate.js"
-import { runsUnit, type Unit } from "./UnitConnection.js"
+import { endsUnit, runsUnit, type Unit } from "./UnitConnection.js"
 
 /** A unit that ended with a value or a domain failure left its kept connection as it found it. */
 const reusable = <A, E>(exit: Exit.Exit<Exit.Exit<A, E>>): boolean =>
@@ -46,6 +46,7 @@ export const withinBudget = <A, E, R>(
       // the fork instead, with `Effect.locally`, copied the fiber's locals twice per unit of work.
       Effect.flatMap(Effect.forkDaemon(Effect.withFiberRuntime<Exit.Exit<A, E>, never, R>((own) => (runsUnit(own, unit), Effect.exit(restore(self))))), (fiber) => {
         fiber.addObserver((exit) => {
+          endsUnit(fiber)
           const kept = unit.kept
           unit.kept = undefined
           // A connection kept by a unit that was interrupted or died mid-statement goes back to the pool.

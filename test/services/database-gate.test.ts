@@ -2,6 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import type * as SqlConnection from "@effect/sql/SqlConnection"
 import { Deferred, Duration, Effect, Exit, Fiber, Scope } from "effect"
 import { type DatabaseGate, type KeptConnection, makeDatabaseGate } from "../../src/services/DatabaseGate.js"
+import { keepingUnit } from "../../src/services/UnitConnection.js"
 import { withinBudget } from "../../src/services/WithinBudget.js"
 
 /*
@@ -200,5 +201,23 @@ describe("DatabaseGate with kept connections", () => {
       gate.giveBack()
       expect(gate.claim()).toBe(true)
       expect(makeDatabaseGate({ connections: 1, maxWaiting: 5, keeps: true }).keeps).toBe(false)
+    }))
+
+  // Found by its fiber while it runs, and forgotten as it ends, not at the next collection: under
+  // load, ended units piling up in the map cost its table a rehash after another.
+  it.live("a unit is found by its fiber while it runs, and forgotten when it ends", () =>
+    Effect.gen(function*() {
+      const gate = makeDatabaseGate({ connections: 2, maxWaiting: 5, keeps: true })
+      let fiber: Fiber.RuntimeFiber<unknown, unknown> | undefined
+      const during = yield* withinBudget(
+        Effect.withFiberRuntime<ReturnType<typeof keepingUnit>>((own) => {
+          fiber = own
+          return Effect.succeed(keepingUnit(own))
+        }),
+        Duration.seconds(5),
+        gate
+      )
+      expect(during?.gate).toBe(gate)
+      expect(fiber === undefined ? "the unit did not run" : keepingUnit(fiber)).toBeUndefined()
     }))
 })
