@@ -44,17 +44,18 @@ export const preparedStatements = Effect.gen(function*() {
   const on = <A>(
     fiber: Fiber.RuntimeFiber<unknown, unknown>,
     run: (connection: SqlConnection.Connection) => Effect.Effect<A, SqlError>,
-    otherwise: Effect.Effect<A, SqlError>
+    otherwise: () => Effect.Effect<A, SqlError>
   ): Effect.Effect<A, SqlError> => {
     const connection = at(fiber)
-    if (connection === undefined) return otherwise
+    // Made only when it runs, not for every statement a kept connection serves.
+    if (connection === undefined) return otherwise()
     return Effect.isEffect(connection) ? Effect.flatMap(connection, run) : run(connection)
   }
   return {
     /** The rows it returns. */
     rows: (text: string): Prepared<ReadonlyArray<unknown>> => (params) =>
       Effect.withFiberRuntime<ReadonlyArray<unknown>, SqlError>((fiber) =>
-        on(fiber, (connection) => connection.execute(text, params, undefined), sql.unsafe(text, params))
+        on(fiber, (connection) => connection.execute(text, params, undefined), () => sql.unsafe(text, params))
       ),
     /**
      * The number of rows it wrote, where no row needs to be read back: an insert of a row whose
@@ -63,7 +64,7 @@ export const preparedStatements = Effect.gen(function*() {
     count: (text: string): Prepared<number> => (params) =>
       Effect.map(
         Effect.withFiberRuntime<unknown, SqlError>((fiber) =>
-          on(fiber, (connection) => connection.executeRaw(text, params), sql.unsafe(text, params).raw)
+          on(fiber, (connection) => connection.executeRaw(text, params), () => sql.unsafe(text, params).raw)
         ),
         rowCount
       ),
@@ -76,7 +77,7 @@ export const preparedStatements = Effect.gen(function*() {
         on(fiber, (connection) => {
           const [text, params] = statement.compile()
           return connection.execute(text, params, undefined)
-        }, statement)
+        }, () => statement)
       )
   } as const
 })
