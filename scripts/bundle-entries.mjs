@@ -1,9 +1,17 @@
-// Part of `npm run build`: each command in dist/main/entries (tsc's output) bundled into one file,
-// dist/main/<command>.js, which is what `npm start` and `node dist/main/<command>.js` run.
+// Part of `npm run build`: the commands a person starts and waits for, `all` (the embedded default
+// `npm start` runs) and `migrate`, each bundled from tsc's output in dist/main/entries into
+// dist/main/<command>.js; the service commands' dist/main/<command>.js runs tsc's output as it is.
 //
-// Why: Node loads an unbundled start as some 1,100 ES modules (effect's Schema alone brings
+// Why bundle: Node loads an unbundled start as some 1,100 ES modules (effect's Schema alone brings
 // fast-check's 239), which was half of the embedded default's start (docs/benchmarks.md §8). One
 // file loads in a fraction of that; the code is the same modules, tsc's output, unchanged.
+//
+// Why not the services: a bundle declares every module's top-level `const` as a `var` (esbuild
+// does so by design, with no option), and V8 folds a module's constants into optimised code but
+// not a variable's. Read through a variable, Effect's op codes and prototypes cost generic
+// comparisons and allocations: GraphQL's GetOrg at 64 calls in flight counts 2% more
+// instructions a call bundled (docs/benchmarks.md §5). A service process (PostgreSQL only) runs for
+// days; its second of loading is not worth that.
 //
 // The bundles sit at the same depth as dist/services and dist/transports, so the paths the modules
 // take from `import.meta.url` (../../migrations, the package root) mean the same in a bundle.
@@ -15,7 +23,9 @@ import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, wr
 import { fileURLToPath } from "node:url"
 
 const root = fileURLToPath(new URL("../", import.meta.url))
-const commands = ["all", "org", "profile", "license", "workflow", "migrate"]
+const bundled = ["all", "migrate"]
+const unbundled = ["org", "profile", "license", "workflow"]
+const commands = [...bundled, ...unbundled]
 const bundle = (command) => `${root}dist/main/${command}.js`
 const manifest = `${root}dist/main/entries/bundles.json`
 
@@ -37,7 +47,7 @@ if (!upToDate()) {
   }
   const result = await build({
     absWorkingDir: root,
-    entryPoints: commands.map((command) => `dist/main/entries/${command}.js`),
+    entryPoints: bundled.map((command) => `dist/main/entries/${command}.js`),
     outdir: "dist/main",
     bundle: true,
     // A module imported on demand (the embedded database's) is a chunk of its own, and what it
@@ -58,6 +68,9 @@ if (!upToDate()) {
     metafile: true,
     logLevel: "warning"
   })
+  for (const command of unbundled) {
+    writeFileSync(bundle(command), `// tsc's output, not bundled: see scripts/bundle-entries.mjs.\nimport "./entries/${command}.js"\n`)
+  }
   const inputs = Object.keys(result.metafile.inputs).filter((input) => !input.startsWith("<"))
   writeFileSync(`${manifest}.partial`, JSON.stringify({ inputs }))
   renameSync(`${manifest}.partial`, manifest)
