@@ -11,7 +11,7 @@
 // not a variable's. Read through a variable, Effect's op codes and prototypes cost generic
 // comparisons and allocations: GraphQL's GetOrg at 64 calls in flight counts 2% more
 // instructions a call bundled (docs/benchmarks.md §5). A service process (PostgreSQL only) runs for
-// days; its second of loading is not worth that.
+// days: the 1.2 s the bundle would take off its start is not worth 2% of every call.
 //
 // The bundles sit at the same depth as dist/services and dist/transports, so the paths the modules
 // take from `import.meta.url` (../../migrations, the package root) mean the same in a bundle.
