@@ -26,6 +26,7 @@ import { measureLoad } from "../load/measureLoad.js"
 import { cpuMicros, freePort, start, type Started, stop } from "../Processes.js"
 import { type Operation, operations, scenario, type Seed, serviceOf, type Style, styles } from "../Scenarios.js"
 import { dropDatabase, seededDatabase } from "../TempDatabase.js"
+import { median } from "./Median.js"
 
 const args = process.argv.slice(2)
 const value = (name: string) => args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3)
@@ -88,11 +89,6 @@ const window = async (build: Build, style: Style): Promise<number> => {
   return (cpuMicros(pid) - cpuBefore) / measured.requests
 }
 
-const median = (values: ReadonlyArray<number>) => {
-  const sorted = [...values].sort((a, b) => a - b)
-  const middle = Math.floor(sorted.length / 2)
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
-}
 const sum = (values: ReadonlyArray<number>) => values.reduce((a, b) => a + b, 0)
 
 const figures = new Map<Style, { before: Array<number>; after: Array<number> }>(chosen.map((s) => [s, { before: [], after: [] }]))

@@ -67,6 +67,7 @@ import { machine } from "../Machine.js"
 import { npmStartCommand } from "../NpmStart.js"
 import { freePort } from "../Processes.js"
 import { scenario } from "../Scenarios.js"
+import { median } from "./Median.js"
 
 const root = fileURLToPath(new URL("../../../../", import.meta.url))
 const args = process.argv.slice(2)
@@ -489,12 +490,6 @@ const diskMiB = (dir: string): number => {
 }
 
 // --- the run -----------------------------------------------------------------------------------
-
-const median = (values: ReadonlyArray<number>) => {
-  const sorted = [...values].sort((a, b) => a - b)
-  const mid = Math.floor(sorted.length / 2)
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
-}
 
 const began = new Date()
 const results: Array<Round> = []
