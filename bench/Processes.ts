@@ -88,18 +88,20 @@ export const stop = async (started: Started): Promise<void> => {
   clearTimeout(timer)
 }
 
-/** Samples a process's RSS while `during` runs; answers with the peak. */
-export const peakRss = async <A>(pid: number, during: () => Promise<A>): Promise<[A, number]> => {
-  let peak = rssMiB(pid)
+/** Samples the processes' RSS while `during` runs; answers with each one's peak, in the order given. */
+export const peakRss = async <A>(pids: ReadonlyArray<number>, during: () => Promise<A>): Promise<[A, Array<number>]> => {
+  const peaks = pids.map(rssMiB)
   const timer = setInterval(() => {
-    try {
-      peak = Math.max(peak, rssMiB(pid))
-    } catch {
-      // the process may be ending
-    }
+    pids.forEach((pid, i) => {
+      try {
+        peaks[i] = Math.max(peaks[i]!, rssMiB(pid))
+      } catch {
+        // the process may be ending
+      }
+    })
   }, 100)
   try {
-    return [await during(), peak]
+    return [await during(), peaks]
   } finally {
     clearInterval(timer)
   }

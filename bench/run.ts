@@ -84,6 +84,26 @@ const wanted = (server: Server, operation: Operation, style: Style) => {
   )
 }
 
+/** Checks one call of a scenario and warms its server up, unless this scenario already was. */
+const prepare = async (server: Server, s: Scenario, url: string) => {
+  await checkCall(s, url)
+  counted(server, 1)
+  const warmth = options.quick ? `${server} ${url} ${s.style}` : `${server} ${url} ${s.operation} ${s.style}`
+  if (!warmed.has(warmth)) counted(server, (await measure(s, url, { concurrency: 16, seconds: options.warmupSeconds })).requests)
+  warmed.add(warmth)
+}
+
+/** Loads a scenario at one concurrency and records the cell, with the serving process's CPU per call. */
+const measureCell = async (server: Server, s: Scenario, url: string, pid: number, concurrency: number) => {
+  const before = cpuMicros(pid)
+  const measured = await measure(s, url, { concurrency, seconds: options.seconds })
+  counted(server, measured.requests)
+  const cpuMicrosPerRequest = (cpuMicros(pid) - before) / Math.max(1, measured.requests)
+  cells.push({ server, operation: s.operation, style: s.style, concurrency, measured, cpuMicrosPerRequest })
+  log(`  ${server} ${s.operation} ${s.style} c${concurrency}: ${measured.rps.toFixed(0)} req/s, ` +
+    `p50 ${measured.p50Ms.toFixed(1)} ms, p99 ${measured.p99Ms.toFixed(1)} ms, ${measured.errors} failed`)
+}
+
 /**
  * Checks one call, warms the server up, then loads the scenario at each concurrency. A full run
  * warms up every scenario; --quick only the first of each style on each port (the JIT's work is
@@ -91,42 +111,47 @@ const wanted = (server: Server, operation: Operation, style: Style) => {
  */
 const loadScenario = async (server: Server, s: Scenario, url: string, pid: number, concurrencies: ReadonlyArray<number>) => {
   if (!wanted(server, s.operation, s.style)) return
-  await checkCall(s, url)
-  counted(server, 1)
-  const warmth = options.quick ? `${server} ${url} ${s.style}` : `${server} ${url} ${s.operation} ${s.style}`
-  if (!warmed.has(warmth)) counted(server, (await measure(s, url, { concurrency: 16, seconds: options.warmupSeconds })).requests)
-  warmed.add(warmth)
-  for (const concurrency of concurrencies) {
-    const before = cpuMicros(pid)
-    const measured = await measure(s, url, { concurrency, seconds: options.seconds })
-    counted(server, measured.requests)
-    const cpuMicrosPerRequest = (cpuMicros(pid) - before) / Math.max(1, measured.requests)
-    cells.push({ server, operation: s.operation, style: s.style, concurrency, measured, cpuMicrosPerRequest })
-    log(`  ${server} ${s.operation} ${s.style} c${concurrency}: ${measured.rps.toFixed(0)} req/s, ` +
-      `p50 ${measured.p50Ms.toFixed(1)} ms, p99 ${measured.p99Ms.toFixed(1)} ms, ${measured.errors} failed`)
+  await prepare(server, s, url)
+  for (const concurrency of concurrencies) await measureCell(server, s, url, pid, concurrency)
+}
+
+/** A process measured beside others in the same scenario: who it is, where a style is served, at which concurrencies. */
+interface Contender {
+  readonly server: Server
+  readonly started: Started
+  readonly urlOf: (style: Style) => string | undefined
+  readonly concurrencies: ReadonlyArray<number>
+}
+
+let turn = 0
+/**
+ * One scenario on ours and the processes it is compared with, their windows back to back at each
+ * concurrency, the order swapped every time: on these machines the speed drifts by a fifth within
+ * the hour, so a ratio is only fair between windows measured minutes apart at most.
+ */
+const loadTogether = async (operation: Operation, style: Style, contenders: ReadonlyArray<Contender>) => {
+  const here = contenders.flatMap((c) => {
+    const url = c.urlOf(style)
+    return url !== undefined && wanted(c.server, operation, style) ? [{ ...c, url }] : []
+  })
+  const s = scenario(operation, style, seed)
+  for (const c of here) await prepare(c.server, s, c.url)
+  for (const concurrency of options.concurrencies) {
+    const measured = here.filter((c) => c.concurrencies.includes(concurrency))
+    for (const c of turn++ % 2 === 0 ? measured : [...measured].reverse()) {
+      await measureCell(c.server, s, c.url, c.started.child.pid!, concurrency)
+    }
   }
 }
 
 /** One process's share of the work: operations, each in every style given, at that style's URL. */
 type Work = ReadonlyArray<readonly [Operation, Partial<Record<Style, string>>]>
 
-/** Loads every scenario of `work` against one process, recording its memory. */
-const loadProcess = async (
-  server: Server,
-  started: Started,
-  work: Work,
-  dataDirectory?: "new" | "existing",
-  concurrencies = options.concurrencies
-) => {
-  await sleep(2_000)
-  const idleMiB = rssMiB(started.child.pid!)
-  const [, loadMiB] = await peakRss(started.child.pid!, async () => {
-    for (const [operation, styleUrls] of work) {
-      for (const [style, url] of Object.entries(styleUrls) as Array<[Style, string]>) {
-        await loadScenario(server, scenario(operation, style, seed), url, started.child.pid!, concurrencies)
-      }
-    }
-  })
+/**
+ * Records a process's figures: idle RSS when measured `idleMiB` before its load, the peak during it,
+ * the errors it logged.
+ */
+const record = (server: Server, started: Started, idleMiB: number, loadMiB: number | undefined, dataDirectory?: "new" | "existing") =>
   processes.push({
     server,
     name: started.name,
@@ -136,6 +161,19 @@ const loadProcess = async (
     errorsLogged: errorsLogged(started),
     ...(dataDirectory === undefined ? {} : { dataDirectory })
   })
+
+/** Loads every scenario of `work` against one process, alone, recording its memory. */
+const loadProcess = async (server: Server, started: Started, work: Work, dataDirectory?: "new" | "existing") => {
+  await sleep(2_000)
+  const idleMiB = rssMiB(started.child.pid!)
+  const [, [loadMiB]] = await peakRss([started.child.pid!], async () => {
+    for (const [operation, styleUrls] of work) {
+      for (const [style, url] of Object.entries(styleUrls) as Array<[Style, string]>) {
+        await loadScenario(server, scenario(operation, style, seed), url, started.child.pid!, options.concurrencies)
+      }
+    }
+  })
+  record(server, started, idleMiB, loadMiB, dataDirectory)
 }
 
 /** The same styles for every operation. */
@@ -159,44 +197,64 @@ const opsOf = (service: Service) => operations.filter((op) => serviceOf[op] === 
 const poolSize = process.env["DATABASE_POOL_SIZE"] ?? "10"
 let traced: Results["traced"]
 
+/** A baseline's process, or undefined when --only leaves it nothing to serve. */
+const startBaseline = async (server: BaselineServer, env: Readonly<Record<string, string>>): Promise<Contender | undefined> => {
+  const { title, script, styles: served } = baselines[server]
+  if (!operations.some((op) => served.some((style) => wanted(server, op, style)))) return undefined
+  const [port, grpcPort] = [await freePort(), await freePort()]
+  log(`baseline (${server}): ${title}`)
+  const started = await start({
+    name: `baseline-${server}`,
+    script: dist(`bench/bench/baselines/${script}`),
+    env: { ...env, PORT: String(port), GRPC_PORT: String(grpcPort) }
+  })
+  const urlOf = (style: Style) =>
+    (served as ReadonlyArray<Style>).includes(style) ? `http://127.0.0.1:${style === "grpc" ? grpcPort : port}` : undefined
+  return { server, started, urlOf, concurrencies: options.concurrencies }
+}
+
 /**
  * The org process again, with OTLP export configured as a user would (OTEL_EXPORTER_OTLP_ENDPOINT,
  * every call sampled), calls one at a time: its CPU per call is held to the untraced one's at c1
  * (issue 28). The spans go to a sink in this process that counts them.
  */
-const tracedRun = async (env: Readonly<Record<string, string>>) => {
-  if (!styles.some((style) => tracedOperations.some((op) => wanted("services-pg-traced", op, style)))) return
-  if (!options.concurrencies.includes(1)) return log("traced run skipped: it compares calls one at a time (needs concurrency 1)")
-  const sink = await otlpSink()
-  try {
-    const port = await freePort()
-    const url = `http://127.0.0.1:${port}`
-    log("services on PostgreSQL: org, traced (OTLP export, every call sampled)")
-    const started = await start({
-      name: "org (traced)",
-      script: dist("main/org.js"),
-      env: { ...env, PORT: String(port), OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_TRACES_SAMPLER: "always_on" },
-      readyUrls: [`${url}/readyz`]
-    })
-    try {
-      await loadProcess("services-pg-traced", started, each(tracedOperations, everyStyle(url)), undefined, [1])
-    } finally {
-      // Stopping flushes the last batch of spans.
-      await stop(started)
-    }
-    traced = { calls: callsTo.get("services-pg-traced") ?? 0, spans: sink.spans() }
-  } finally {
-    await sink.close()
-  }
+const startTraced = async (env: Readonly<Record<string, string>>, sinkUrl: string): Promise<Contender> => {
+  const port = await freePort()
+  const url = `http://127.0.0.1:${port}`
+  log("services on PostgreSQL: org, traced (OTLP export, every call sampled)")
+  const started = await start({
+    name: "org (traced)",
+    script: dist("main/org.js"),
+    env: { ...env, PORT: String(port), OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl, OTEL_TRACES_SAMPLER: "always_on" },
+    readyUrls: [`${url}/readyz`]
+  })
+  return { server: "services-pg-traced", started, urlOf: () => url, concurrencies: [1] }
 }
+
+const wantsTraced = () => {
+  if (!styles.some((style) => tracedOperations.some((op) => wanted("services-pg-traced", op, style)))) return false
+  if (options.concurrencies.includes(1)) return true
+  log("traced run skipped: it compares calls one at a time (needs concurrency 1)")
+  return false
+}
+
+/**
+ * The baselines whose ratios are targets ((d), (f), (g)) or reported beside REST's ((h)) run
+ * beside ours, scenario by scenario (loadTogether); the hand-written peers, Node's floor and
+ * pgbench, which no target names, after them, one at a time, as before.
+ */
+const paired: ReadonlyArray<BaselineServer> = ["d", "f", "g", "h"]
 
 const onPostgres = async (serverUrl: string) => {
   const database = await createDatabase(serverUrl, `bench_${randomBytes(4).toString("hex")}`)
   log(`PostgreSQL: database ${database.name}`)
+  const sink = wantsTraced() ? await otlpSink() : undefined
   try {
     const env = { DATABASE_URL: database.url, DATABASE_POOL_SIZE: poolSize }
-    // One process per service, started one after the other so that start-up times are not shared.
-    const running: Array<[Service, Started, string]> = []
+    // Every process is started one after the other, so that start-up times are not shared.
+    const ours: Array<[Service, Contender]> = []
+    const beside: Array<Contender> = []
+    let tracedOrg: Contender | undefined
     try {
       for (const service of services) {
         const port = await freePort()
@@ -207,43 +265,49 @@ const onPostgres = async (serverUrl: string) => {
           env: { ...env, PORT: String(port) },
           readyUrls: [`${url}/readyz`]
         })
-        running.push([service, started, url])
+        ours.push([service, { server: "services-pg", started, urlOf: () => url, concurrencies: options.concurrencies }])
       }
-      await seedRows((service) => running.find(([s]) => s === service)![2])
-      for (const [service, started, url] of running) {
-        log(`services on PostgreSQL: ${service}`)
-        await loadProcess("services-pg", started, each(opsOf(service), everyStyle(url)))
+      if (sink !== undefined) tracedOrg = await startTraced(env, sink.url)
+      if (options.baselines) {
+        for (const server of paired) {
+          const contender = await startBaseline(server, env)
+          if (contender !== undefined) beside.push(contender)
+        }
       }
+      await seedRows((service) => ours.find(([s]) => s === service)![1].urlOf("rest")!)
+      await sleep(2_000)
+      const everyone = [...ours.map(([, c]) => c), ...(tracedOrg === undefined ? [] : [tracedOrg]), ...beside]
+      const idle = everyone.map((c) => rssMiB(c.started.child.pid!))
+      const [, peaks] = await peakRss(everyone.map((c) => c.started.child.pid!), async () => {
+        for (const [service, own] of ours) {
+          log(`services on PostgreSQL: ${service}, beside ${beside.map((c) => `(${c.server})`).join(" ") || "no baseline"}`)
+          for (const operation of opsOf(service)) {
+            const traced = tracedOrg !== undefined && tracedOperations.includes(operation) ? [tracedOrg] : []
+            for (const style of styles) await loadTogether(operation, style, [own, ...traced, ...beside])
+          }
+        }
+      })
+      everyone.forEach((c, i) => record(c.server, c.started, idle[i]!, peaks[i]))
     } finally {
-      for (const [, started] of running) await stop(started)
+      // Stopping the traced process flushes its last batch of spans.
+      for (const c of [...ours.map(([, c]) => c), ...(tracedOrg === undefined ? [] : [tracedOrg]), ...beside]) await stop(c.started)
     }
-    await tracedRun(env)
+    if (sink !== undefined) traced = { calls: callsTo.get("services-pg-traced") ?? 0, spans: sink.spans() }
 
     if (!options.baselines) return
-    // Every baseline runs under --quick too: (d), (f) and (g) are the peers the targets name; (h), (b),
-    // (e), (a) and (c) are reported beside them.
-    const baseline = async (server: BaselineServer) => {
-      const { title, script, styles: served } = baselines[server]
-      const [port, grpcPort] = [await freePort(), await freePort()]
-      const work = each(
-        operations,
-        Object.fromEntries(served.map((style) => [style, `http://127.0.0.1:${style === "grpc" ? grpcPort : port}`]))
-      )
-      // Not started at all when --only leaves it nothing to serve.
-      if (!operations.some((op) => served.some((style) => wanted(server, op, style)))) return
-      log(`baseline (${server}): ${title}`)
-      const started = await start({
-        name: `baseline-${server}`,
-        script: dist(`bench/bench/baselines/${script}`),
-        env: { ...env, PORT: String(port), GRPC_PORT: String(grpcPort) }
-      })
+    for (const server of (Object.keys(baselines) as Array<BaselineServer>).filter((s) => !paired.includes(s))) {
+      const contender = await startBaseline(server, env)
+      if (contender === undefined) continue
       try {
-        await loadProcess(server, started, work)
+        const work = each(operations, Object.fromEntries(styles.flatMap((style) => {
+          const url = contender.urlOf(style)
+          return url === undefined ? [] : [[style, url]]
+        })))
+        await loadProcess(server, contender.started, work)
       } finally {
-        await stop(started)
+        await stop(contender.started)
       }
     }
-    for (const server of Object.keys(baselines) as Array<BaselineServer>) await baseline(server)
     if (options.only === undefined || options.only.test("CreateOnboardingWorkflow pgbench")) {
       log("baseline (c): pgbench")
       const script = pgbenchWorkflowScript()
@@ -254,6 +318,7 @@ const onPostgres = async (serverUrl: string) => {
       }
     }
   } finally {
+    await sink?.close()
     await dropDatabase(serverUrl, database.name)
   }
 }
@@ -288,15 +353,7 @@ const onEmbedded = async () => {
   const first = await startAll("new")
   try {
     await sleep(2_000)
-    processes.push({
-      server: "services-embedded",
-      name: first.name,
-      readyMillis: first.readyMillis,
-      idleMiB: rssMiB(first.child.pid!),
-      loadMiB: undefined,
-      errorsLogged: errorsLogged(first),
-      dataDirectory: "new"
-    })
+    record("services-embedded", first, rssMiB(first.child.pid!), undefined, "new")
   } finally {
     await stop(first)
   }
