@@ -215,8 +215,11 @@ const startBaseline = async (server: BaselineServer, env: Readonly<Record<string
 
 /**
  * The org process again, with OTLP export configured as a user would (OTEL_EXPORTER_OTLP_ENDPOINT,
- * every call sampled), calls one at a time: its CPU per call is held to the untraced one's at c1
- * (issue 28). The spans go to a sink in this process that counts them.
+ * every call sampled): its CPU per call at c1 is held to the untraced one's (issue 28). It is
+ * loaded as the untraced one is, at every concurrency, so that both have had the same calls when
+ * their c1 windows are compared: at c1, V8 is still compiling and deoptimising for half a minute
+ * after a 2 s warm-up, longer with the exporter's own HTTP requests in the process, and a
+ * process loaded less is measured colder. The spans go to a sink in this process that counts them.
  */
 const startTraced = async (env: Readonly<Record<string, string>>, sinkUrl: string): Promise<Contender> => {
   const port = await freePort()
@@ -228,7 +231,7 @@ const startTraced = async (env: Readonly<Record<string, string>>, sinkUrl: strin
     env: { ...env, PORT: String(port), OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl, OTEL_TRACES_SAMPLER: "always_on" },
     readyUrls: [`${url}/readyz`]
   })
-  return { server: "services-pg-traced", started, urlOf: () => url, concurrencies: [1] }
+  return { server: "services-pg-traced", started, urlOf: () => url, concurrencies: options.concurrencies }
 }
 
 const wantsTraced = () => {
