@@ -5,17 +5,18 @@ requests/s and p50/p99 latency per concurrency, CPU per request, memory and star
 process, and holds each row to its peer, the minimal Effect service on the same libraries doing the
 same statements with nothing of ours (issue 28). With DATABASE_URL (a PostgreSQL server; the
 benchmark creates and drops its own database there) it runs one process per service and the
-baselines, --quick included. The peers the targets name: (d) HttpRouter + @effect/sql-pg, REST's;
-(f) connect-node + @effect/sql-pg through a ManagedRuntime, the peer of Connect JSON, Connect
-binary and gRPC; (g) graphql-js + @effect/sql-pg through a ManagedRuntime, GraphQL's. Reported
-beside them, not targeted: (h) the REST service as Effect-TS/examples' http-server writes it
-(HttpApi + SqlSchema repositories + @effect/sql-pg), the idiomatic Effect peer; (a) node:http +
-pg, Node's floor; (b) connect-node + pg and (e) graphql-js + pg, the hand-written peers; (c)
-pgbench. The org process is run a second time with
-OTLP export configured (every call sampled, to a sink in the benchmark), calls one at a time, and
-its CPU per call held to the untraced one's (needs concurrency 1). The all-in-one process on the embedded
-database is started on a new data directory, then again on the same one, which is measured (not
-with --quick when DATABASE_URL is set).
+baselines, --quick included; ours, the traced org process and (d), (f), (g), (h) stay up together
+and each scenario is measured on them back to back. The peers the targets name: (d) HttpRouter +
+@effect/sql-pg, REST's; (f) connect-node + @effect/sql-pg through a ManagedRuntime, the peer of
+Connect JSON, Connect binary and gRPC; (g) graphql-js + @effect/sql-pg through a ManagedRuntime,
+GraphQL's. Reported beside them, not targeted: (h) the REST service as Effect-TS/examples'
+http-server writes it (HttpApi + SqlSchema repositories + @effect/sql-pg), the idiomatic Effect
+peer; (a) node:http + pg, Node's floor; (b) connect-node + pg and (e) graphql-js + pg, the
+hand-written peers; (c) pgbench. The org process is run a second time with OTLP export configured
+(every call sampled, to a sink in the benchmark), loaded beside the untraced one, and its CPU per
+call at concurrency 1 held to the untraced one's (needs concurrency 1). The all-in-one process on
+the embedded database is started on a new data directory, then again on the same one, which is
+measured (not with --quick when DATABASE_URL is set).
 Needs wrk, h2load (Debian: wrk, nghttp2-client) and, with DATABASE_URL, pgbench.
 
 Options:

@@ -109,18 +109,17 @@ const measureCell = async (server: Server, s: Scenario, url: string, pid: number
  * warms up every scenario; --quick only the first of each style on each port (the JIT's work is
  * mostly per style), to stay within its time.
  */
-const loadScenario = async (server: Server, s: Scenario, url: string, pid: number, concurrencies: ReadonlyArray<number>) => {
+const loadScenario = async (server: Server, s: Scenario, url: string, pid: number) => {
   if (!wanted(server, s.operation, s.style)) return
   await prepare(server, s, url)
-  for (const concurrency of concurrencies) await measureCell(server, s, url, pid, concurrency)
+  for (const concurrency of options.concurrencies) await measureCell(server, s, url, pid, concurrency)
 }
 
-/** A process measured beside others in the same scenario: who it is, where a style is served, at which concurrencies. */
+/** A process measured beside others in the same scenario: who it is, and where it serves a style. */
 interface Contender {
   readonly server: Server
   readonly started: Started
   readonly urlOf: (style: Style) => string | undefined
-  readonly concurrencies: ReadonlyArray<number>
 }
 
 let turn = 0
@@ -137,8 +136,7 @@ const loadTogether = async (operation: Operation, style: Style, contenders: Read
   const s = scenario(operation, style, seed)
   for (const c of here) await prepare(c.server, s, c.url)
   for (const concurrency of options.concurrencies) {
-    const measured = here.filter((c) => c.concurrencies.includes(concurrency))
-    for (const c of turn++ % 2 === 0 ? measured : [...measured].reverse()) {
+    for (const c of turn++ % 2 === 0 ? here : [...here].reverse()) {
       await measureCell(c.server, s, c.url, c.started.child.pid!, concurrency)
     }
   }
@@ -169,7 +167,7 @@ const loadProcess = async (server: Server, started: Started, work: Work, dataDir
   const [, [loadMiB]] = await peakRss([started.child.pid!], async () => {
     for (const [operation, styleUrls] of work) {
       for (const [style, url] of Object.entries(styleUrls) as Array<[Style, string]>) {
-        await loadScenario(server, scenario(operation, style, seed), url, started.child.pid!, options.concurrencies)
+        await loadScenario(server, scenario(operation, style, seed), url, started.child.pid!)
       }
     }
   })
@@ -210,7 +208,7 @@ const startBaseline = async (server: BaselineServer, env: Readonly<Record<string
   })
   const urlOf = (style: Style) =>
     (served as ReadonlyArray<Style>).includes(style) ? `http://127.0.0.1:${style === "grpc" ? grpcPort : port}` : undefined
-  return { server, started, urlOf, concurrencies: options.concurrencies }
+  return { server, started, urlOf }
 }
 
 /**
@@ -231,7 +229,7 @@ const startTraced = async (env: Readonly<Record<string, string>>, sinkUrl: strin
     env: { ...env, PORT: String(port), OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl, OTEL_TRACES_SAMPLER: "always_on" },
     readyUrls: [`${url}/readyz`]
   })
-  return { server: "services-pg-traced", started, urlOf: () => url, concurrencies: options.concurrencies }
+  return { server: "services-pg-traced", started, urlOf: () => url }
 }
 
 const wantsTraced = () => {
@@ -268,7 +266,7 @@ const onPostgres = async (serverUrl: string) => {
           env: { ...env, PORT: String(port) },
           readyUrls: [`${url}/readyz`]
         })
-        ours.push([service, { server: "services-pg", started, urlOf: () => url, concurrencies: options.concurrencies }])
+        ours.push([service, { server: "services-pg", started, urlOf: () => url }])
       }
       if (sink !== undefined) tracedOrg = await startTraced(env, sink.url)
       if (options.baselines) {
