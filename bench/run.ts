@@ -256,6 +256,7 @@ const onPostgres = async (serverUrl: string) => {
     const ours: Array<[Service, Contender]> = []
     const beside: Array<Contender> = []
     let tracedOrg: Contender | undefined
+    const everyone = () => [...ours.map(([, c]) => c), ...(tracedOrg === undefined ? [] : [tracedOrg]), ...beside]
     try {
       for (const service of services) {
         const port = await freePort()
@@ -277,9 +278,9 @@ const onPostgres = async (serverUrl: string) => {
       }
       await seedRows((service) => ours.find(([s]) => s === service)![1].urlOf("rest")!)
       await sleep(2_000)
-      const everyone = [...ours.map(([, c]) => c), ...(tracedOrg === undefined ? [] : [tracedOrg]), ...beside]
-      const idle = everyone.map((c) => rssMiB(c.started.child.pid!))
-      const [, peaks] = await peakRss(everyone.map((c) => c.started.child.pid!), async () => {
+      const measured = everyone()
+      const idle = measured.map((c) => rssMiB(c.started.child.pid!))
+      const [, peaks] = await peakRss(measured.map((c) => c.started.child.pid!), async () => {
         for (const [service, own] of ours) {
           log(`services on PostgreSQL: ${service}, beside ${beside.map((c) => `(${c.server})`).join(" ") || "no baseline"}`)
           for (const operation of opsOf(service)) {
@@ -288,10 +289,10 @@ const onPostgres = async (serverUrl: string) => {
           }
         }
       })
-      everyone.forEach((c, i) => record(c.server, c.started, idle[i]!, peaks[i]))
+      measured.forEach((c, i) => record(c.server, c.started, idle[i]!, peaks[i]))
     } finally {
       // Stopping the traced process flushes its last batch of spans.
-      for (const c of [...ours.map(([, c]) => c), ...(tracedOrg === undefined ? [] : [tracedOrg]), ...beside]) await stop(c.started)
+      for (const c of everyone()) await stop(c.started)
     }
     if (sink !== undefined) traced = { calls: callsTo.get("services-pg-traced") ?? 0, spans: sink.spans() }
 
