@@ -84,7 +84,11 @@ const wanted = (server: Server, operation: Operation, style: Style) => {
   )
 }
 
-/** Checks one call of a scenario and warms its server up, unless this scenario already was. */
+/**
+ * Checks one call of a scenario and warms its server up, unless it already was: a full run warms
+ * up every scenario; --quick only the first of each style on each port (the JIT's work is mostly
+ * per style), to stay within its time.
+ */
 const prepare = async (server: Server, s: Scenario, url: string) => {
   await checkCall(s, url)
   counted(server, 1)
@@ -104,11 +108,7 @@ const measureCell = async (server: Server, s: Scenario, url: string, pid: number
     `p50 ${measured.p50Ms.toFixed(1)} ms, p99 ${measured.p99Ms.toFixed(1)} ms, ${measured.errors} failed`)
 }
 
-/**
- * Checks one call, warms the server up, then loads the scenario at each concurrency. A full run
- * warms up every scenario; --quick only the first of each style on each port (the JIT's work is
- * mostly per style), to stay within its time.
- */
+/** Checks one call, warms the server up, then loads the scenario at each concurrency. */
 const loadScenario = async (server: Server, s: Scenario, url: string, pid: number) => {
   if (!wanted(server, s.operation, s.style)) return
   await prepare(server, s, url)
