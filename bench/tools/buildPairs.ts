@@ -9,8 +9,15 @@
  * only `--warmup` seconds of load, as in `run.js`; later rounds see processes warmed by the earlier
  * ones.
  *
+ * With `--fresh`, both processes are stopped and started again before every round (on the same
+ * databases), so each round's windows come after `--warmup` seconds only. Without it, every round
+ * measures the same two processes, and what one process's start happened to give it (V8 left a
+ * function unoptimised for a whole run in 2 of 12 counted runs, docs/benchmarks.md §5) weighs on
+ * every round alike: the rounds agree with each other and the next run disagrees with them all.
+ * Fresh processes put that chance inside the rounds, where their median can see past it.
+ *
  *   DATABASE_URL=… node dist/bench/bench/tools/buildPairs.js --before=<dist dir> <Operation> \
- *     [--styles=connect-json,connect-binary,grpc,rest,graphql] [--rounds=5] [--seconds=5] [--warmup=2] [--concurrency=64]
+ *     [--styles=connect-json,connect-binary,grpc,rest,graphql] [--rounds=5] [--seconds=5] [--warmup=2] [--concurrency=64] [--fresh]
  *
  * It prints each window's CPU µs per call, each round's after ÷ before, and per style the median
  * of those ratios and the ratio of the sums. Both processes are stopped and their databases
@@ -36,7 +43,7 @@ const beforeDist = value("before")
 const chosen = (value("styles")?.split(",") ?? styles) as ReadonlyArray<Style>
 if (!operations.includes(operation) || serverUrl === "" || beforeDist === undefined || !chosen.every((s) => styles.includes(s))) {
   console.error(
-    "usage: DATABASE_URL=… buildPairs --before=<dist dir> <Operation> [--styles=connect-json,…] [--rounds=5] [--seconds=5] [--warmup=2] [--concurrency=64]"
+    "usage: DATABASE_URL=… buildPairs --before=<dist dir> <Operation> [--styles=connect-json,…] [--rounds=5] [--seconds=5] [--warmup=2] [--concurrency=64] [--fresh]"
   )
   process.exit(2)
 }
@@ -44,35 +51,43 @@ const rounds = Number(value("rounds") ?? 5)
 const seconds = Number(value("seconds") ?? 5)
 const warmup = Number(value("warmup") ?? 2)
 const concurrency = Number(value("concurrency") ?? 64)
+const fresh = args.includes("--fresh")
 const afterDist = fileURLToPath(new URL("../../../", import.meta.url))
 const scratch = mkdtempSync(join(tmpdir(), "build-pairs-"))
 const log = (line: string) => process.stderr.write(`${line}\n`)
 
 interface Build {
   readonly label: "before" | "after"
-  readonly started: Started
+  readonly dist: string
+  started: Started | undefined
   readonly port: number
   readonly seed: Seed
-  readonly database: string
+  readonly database: { readonly name: string; readonly url: string }
 }
 
 const builds: Array<Build> = []
 
+/** Starts the build's process on its database (again, after `stopProcess`). */
+const startProcess = async (build: Build): Promise<Started> =>
+  (build.started = await start({
+    name: build.label,
+    script: join(build.dist, `main/${serviceOf[operation]}.js`),
+    env: { DATABASE_URL: build.database.url, PORT: String(build.port) },
+    readyUrls: [`http://127.0.0.1:${build.port}/readyz`]
+  }))
+
+const stopProcess = async (build: Build) => {
+  const started = build.started
+  build.started = undefined
+  if (started !== undefined) await stop(started)
+}
+
 const launch = async (label: Build["label"], dist: string): Promise<Build> => {
   const seed: Seed = { orgId: randomUUID(), profileId: randomUUID(), licenseId: randomUUID() }
   const database = await seededDatabase(serverUrl, "pairs", seed)
-  const port = await freePort()
-  const started = await start({
-    name: label,
-    script: join(dist, `main/${serviceOf[operation]}.js`),
-    env: { DATABASE_URL: database.url, PORT: String(port) },
-    readyUrls: [`http://127.0.0.1:${port}/readyz`]
-  }).catch(async (error) => {
-    await dropDatabase(serverUrl, database.name)
-    throw error
-  })
-  const build = { label, started, port, seed, database: database.name }
+  const build: Build = { label, dist, started: undefined, port: await freePort(), seed, database }
   builds.push(build)
+  await startProcess(build)
   return build
 }
 
@@ -82,7 +97,7 @@ const window = async (build: Build, style: Style): Promise<number> => {
   const url = `http://127.0.0.1:${build.port}`
   await checkCall(s, url)
   await measureLoad(s, url, { concurrency, seconds: warmup }, scratch)
-  const pid = build.started.child.pid!
+  const pid = build.started!.child.pid!
   const cpuBefore = cpuMicros(pid)
   const measured = await measureLoad(s, url, { concurrency, seconds }, scratch)
   if (measured.errors > 0) throw new Error(`${build.label} ${operation} ${style}: ${measured.errors} calls failed`)
@@ -94,10 +109,14 @@ const sum = (values: ReadonlyArray<number>) => values.reduce((a, b) => a + b, 0)
 const figures = new Map<Style, { before: Array<number>; after: Array<number> }>(chosen.map((s) => [s, { before: [], after: [] }]))
 try {
   log(`${operation}: before ${beforeDist}, after ${afterDist}; ${rounds} rounds of ${chosen.join(", ")} at c${concurrency}, ` +
-    `${warmup} s warm-up and ${seconds} s measured a window`)
+    `${warmup} s warm-up and ${seconds} s measured a window${fresh ? ", new processes every round" : ""}`)
   const before = await launch("before", beforeDist)
   const after = await launch("after", afterDist)
   for (let round = 1; round <= rounds; round++) {
+    if (fresh && round > 1) {
+      for (const build of [before, after]) await stopProcess(build)
+      for (const build of round % 2 === 1 ? [before, after] : [after, before]) await startProcess(build)
+    }
     for (const style of chosen) {
       const pair = round % 2 === 1 ? [before, after] : [after, before]
       for (const build of pair) figures.get(style)![build.label].push(await window(build, style))
@@ -106,13 +125,13 @@ try {
     }
   }
 } finally {
-  for (const build of builds) await stop(build.started).catch(() => undefined)
-  for (const build of builds) await dropDatabase(serverUrl, build.database).catch((e) => log(`could not drop ${build.database}: ${e}`))
+  for (const build of builds) await stopProcess(build).catch(() => undefined)
+  for (const build of builds) await dropDatabase(serverUrl, build.database.name).catch((e) => log(`could not drop ${build.database.name}: ${e}`))
   rmSync(scratch, { recursive: true, force: true })
 }
 
 const f2 = (n: number) => n.toFixed(2)
-console.log(`${operation} at c${concurrency}, CPU µs per call, before · after by round; after ÷ before\n`)
+console.log(`${operation} at c${concurrency}, CPU µs per call, before · after by round${fresh ? " (new processes every round)" : ""}; after ÷ before\n`)
 console.log("| style | before, µs | after, µs | after ÷ before, by round | median of the ratios | sum ÷ sum |")
 console.log("|---|---|---|---|---:|---:|")
 for (const [style, { before, after }] of figures) {
