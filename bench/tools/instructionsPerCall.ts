@@ -3,15 +3,15 @@
  * two-core machine moves by more than most single changes, instruction counts do not. The
  * process of the operation's service runs under `valgrind --tool=callgrind --instr-atstart=no` on a
  * database of its own; a read (GetOrg, GetProfile or GetLicense: --operation) over REST, Connect
- * JSON or GraphQL (--style) is called one call at a time over one keep-alive connection to warm
- * up, then in windows with collection switched on only around each (`callgrind_control -i on|off`,
+ * JSON or binary, GraphQL (HTTP/1.1) or gRPC (HTTP/2) (--style) is called one call at a time over
+ * one keep-alive connection (one HTTP/2 session for gRPC) to warm up, then in windows with collection switched on only around each (`callgrind_control -i on|off`,
  * a dump after each).
  * Each window's instructions are split by function into V8's compiler, its garbage collector and
  * the rest, the per-call work: the rest repeats within a few percent between windows once the code
  * is warm, the total does not (compilation and collection land in windows at random).
  *
  *   DATABASE_URL=postgres://… node dist/bench/bench/tools/instructionsPerCall.js [--server=ours|a|b|d|e|f|g|h] \
- *     [--operation=GetOrg|GetProfile|GetLicense] [--style=rest|connect-json|graphql] [--traced] \
+ *     [--operation=GetOrg|GetProfile|GetLicense] [--style=rest|connect-json|connect-binary|grpc|graphql] [--traced] \
  *     [--warmup=4000] [--calls=300] [--windows=3] [--concurrency=1] [--root=DIR]
  *
  * --concurrency: that many calls in flight, each caller on a keep-alive connection of its own, so
@@ -32,6 +32,7 @@ import { execFileSync, spawn } from "node:child_process"
 import { randomUUID } from "node:crypto"
 import { mkdtempSync, readdirSync } from "node:fs"
 import * as http from "node:http"
+import * as http2 from "node:http2"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -52,8 +53,8 @@ const style = (args.find((a) => a.startsWith("--style="))?.split("=")[1] ?? "res
 /** The reads this tool calls: each answers the same row again and again, so every call does the same work. */
 const reads: ReadonlyArray<Operation> = ["GetOrg", "GetProfile", "GetLicense"]
 const operation = (args.find((a) => a.startsWith("--operation="))?.split("=")[1] ?? "GetOrg") as Operation
-/** The styles this tool calls (over HTTP/1.1 keep-alive), and where the server's entry point is. */
-const callable: ReadonlyArray<Style> = ["rest", "connect-json", "graphql"]
+/** The styles this tool calls (gRPC over HTTP/2, the others over HTTP/1.1 keep-alive), and where the server's entry point is. */
+const callable: ReadonlyArray<Style> = ["rest", "connect-json", "connect-binary", "grpc", "graphql"]
 const baseline = baselineOf(server)
 const entry = server === "ours"
   ? { script: `dist/main/${serviceOf[operation]}.js`, styles: callable }
@@ -71,7 +72,7 @@ if (
 ) {
   console.error(
     "usage: DATABASE_URL=… instructionsPerCall [--server=ours|a|b|d|e|f|g|h] [--operation=GetOrg|GetProfile|GetLicense] " +
-      "[--style=rest|connect-json|graphql] [--traced] " +
+      "[--style=rest|connect-json|connect-binary|grpc|graphql] [--traced] " +
       "[--warmup=4000] [--calls=300] [--windows=3] [--concurrency=1] [--root=DIR] (a server serving the style; --traced for ours, d, f, g)"
   )
   process.exit(2)
@@ -99,7 +100,8 @@ const split = (file: string) => {
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency })
 /** One call of the scenario; a GraphQL error arrives with 200 and is not looked for: the call is checked once before. */
-const call = (base: string, s: Scenario) =>
+const call = (base: string, s: Scenario) => (s.style === "grpc" ? callHttp2(base, s) : callHttp1(base, s))
+const callHttp1 = (base: string, s: Scenario) =>
   new Promise<void>((resolve, reject) => {
     const request = http.request(`${base}${s.path}`, { agent, method: s.method, headers: s.headers }, (response) => {
       response.resume()
@@ -107,6 +109,27 @@ const call = (base: string, s: Scenario) =>
     })
     request.on("error", reject)
     request.end(s.method === "GET" ? undefined : s.body)
+  })
+/** gRPC's calls share one HTTP/2 session, as a gRPC client's do (a new one when it failed: the server not yet up). */
+let session: http2.ClientHttp2Session | undefined
+const callHttp2 = (base: string, s: Scenario) =>
+  new Promise<void>((resolve, reject) => {
+    if (session === undefined || session.destroyed || session.closed) {
+      session = http2.connect(base)
+      session.on("error", () => undefined)
+    }
+    const stream = session.request({ ":method": s.method, ":path": s.path, ...s.headers })
+    let status: number | undefined
+    let grpcStatus: unknown
+    stream.on("response", (headers) => {
+      status = headers[":status"]
+      grpcStatus = headers["grpc-status"]
+    })
+    stream.on("trailers", (trailers) => (grpcStatus = trailers["grpc-status"]))
+    stream.resume()
+    stream.on("end", () => (status === 200 && grpcStatus === "0" ? resolve() : reject(new Error(`HTTP ${status}, grpc-status ${String(grpcStatus)}`))))
+    stream.on("error", reject)
+    stream.end(s.body)
   })
 /** `n` calls, `concurrency` at a time. */
 const callMany = async (base: string, s: Scenario, n: number) => {
@@ -126,7 +149,7 @@ const database = await seededDatabase(serverUrl, "instructions", seed)
 const sink = traced ? await otlpSink() : undefined
 const outDir = mkdtempSync(join(tmpdir(), "instructions-"))
 try {
-  const port = await freePort()
+  const [port, grpcPort] = [await freePort(), await freePort()]
   const child = spawn("valgrind", [
     "--tool=callgrind",
     "--instr-atstart=no",
@@ -141,14 +164,14 @@ try {
       DATABASE_URL: database.url,
       PORT: String(port),
       // (f) also serves gRPC, on a port of its own.
-      GRPC_PORT: String(await freePort()),
+      GRPC_PORT: String(grpcPort),
       LOG_FORMAT: "json",
       ...(sink === undefined ? {} : { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_TRACES_SAMPLER: "always_on" })
     },
     stdio: ["ignore", "ignore", "inherit"]
   })
   try {
-    const base = `http://127.0.0.1:${port}`
+    const base = `http://127.0.0.1:${server !== "ours" && style === "grpc" ? grpcPort : port}`
     const s = scenario(operation, style, seed)
     // Ready when the call itself answers (the baselines have no /readyz).
     for (let waited = 0; !(await call(base, s).then(() => true, () => false)); waited++) {
@@ -169,6 +192,7 @@ try {
     }
   } finally {
     agent.destroy()
+    session?.close()
     child.kill("SIGTERM")
     await new Promise((resolve) => child.once("exit", resolve))
   }
