@@ -113,12 +113,12 @@ try {
   const before = await launch("before", beforeDist)
   const after = await launch("after", afterDist)
   for (let round = 1; round <= rounds; round++) {
+    const pair = round % 2 === 1 ? [before, after] : [after, before]
     if (fresh && round > 1) {
-      for (const build of [before, after]) await stopProcess(build)
-      for (const build of round % 2 === 1 ? [before, after] : [after, before]) await startProcess(build)
+      for (const build of pair) await stopProcess(build)
+      for (const build of pair) await startProcess(build)
     }
     for (const style of chosen) {
-      const pair = round % 2 === 1 ? [before, after] : [after, before]
       for (const build of pair) figures.get(style)![build.label].push(await window(build, style))
       const f = figures.get(style)!
       log(`  round ${round} ${style}: before ${f.before.at(-1)!.toFixed(0)} µs, after ${f.after.at(-1)!.toFixed(0)} µs`)

@@ -4,8 +4,8 @@
  * process of the operation's service runs under `valgrind --tool=callgrind --instr-atstart=no` on a
  * database of its own; a read (GetOrg, GetProfile or GetLicense: --operation) over REST, Connect
  * JSON or binary, GraphQL (HTTP/1.1) or gRPC (HTTP/2) (--style) is called one call at a time over
- * one keep-alive connection (one HTTP/2 session for gRPC) to warm up, then in windows with collection switched on only around each (`callgrind_control -i on|off`,
- * a dump after each).
+ * one keep-alive connection (one HTTP/2 session for gRPC) to warm up, then in windows with
+ * collection switched on only around each (`callgrind_control -i on|off`, a dump after each).
  * Each window's instructions are split by function into V8's compiler, its garbage collector and
  * the rest, the per-call work: the rest repeats within a few percent between windows once the code
  * is warm, the total does not (compilation and collection land in windows at random).
@@ -14,7 +14,8 @@
  *     [--operation=GetOrg|GetProfile|GetLicense] [--style=rest|connect-json|connect-binary|grpc|graphql] [--traced] \
  *     [--warmup=4000] [--calls=300] [--windows=3] [--concurrency=1] [--root=DIR]
  *
- * --concurrency: that many calls in flight, each caller on a keep-alive connection of its own, so
+ * --concurrency: that many calls in flight, each caller on a keep-alive connection of its own (over
+ * gRPC, streams of the one HTTP/2 session, as a gRPC client's calls are), so
  * the count includes what a loaded process does per call (its gate's queue, the pool's hand-overs,
  * batched socket reads). --root: the checkout whose build to run, for a before/after pair counted by
  * the same tool (the default: this one).
