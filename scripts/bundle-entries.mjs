@@ -62,7 +62,7 @@ if (!upToDate()) {
     target: "node20",
     sourcemap: "linked",
     // msgpackr looks for its native extension beside its own module.
-    external: ["@electric-sql/pglite", "@electric-sql/pglite-socket", "msgpackr"],
+    external: ["@electric-sql/pglite", "msgpackr"],
     // The CommonJS packages inside (pg, protobufjs) call `require`, which an ES module lacks.
     banner: { js: `import { createRequire as __bundleRequire } from "node:module"; const require = __bundleRequire(import.meta.url);` },
     metafile: true,

@@ -4,6 +4,7 @@ import type { SqlClient, SqlError } from "@effect/sql"
 import type { DataDirLocked, DataDirUnusable } from "./DataDirLock.js"
 import type { EmbeddedDatabaseError } from "./EmbeddedPostgres.js"
 import { pooledClient } from "./DatabasePool.js"
+import { embeddedConnections } from "./EmbeddedConnection.js"
 import { migrate, MigrationLockWaits, type MigrationsProblem, verify } from "./Migrations.js"
 import { OperationBudget } from "./Transient.js"
 
@@ -76,11 +77,11 @@ const client = (
     // Loaded on demand: PGlite is large, and a process on a PostgreSQL server never needs it.
     : Layer.unwrapScoped(
       Effect.promise(() => import("./EmbeddedPostgres.js")).pipe(
-        Effect.flatMap(({ serveEmbeddedPostgres }) =>
-          serveEmbeddedPostgres(options.dataDir === inMemory ? undefined : options.dataDir)
+        Effect.flatMap(({ openEmbeddedDatabase }) =>
+          openEmbeddedDatabase(options.dataDir === inMemory ? undefined : options.dataDir)
         ),
-        Effect.map(({ host, port }) =>
-          pooledClient({ host, port, user: "postgres", database: "postgres", max: 1 }, options.maxWaiting ?? defaultMaxWaiting)
+        Effect.map((db) =>
+          pooledClient({ stream: embeddedConnections(db), user: "postgres", database: "postgres", max: 1 }, options.maxWaiting ?? defaultMaxWaiting)
         )
       )
     ).pipe(Layer.merge(budget(options)))

@@ -1,5 +1,4 @@
 import { PGlite } from "@electric-sql/pglite"
-import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
 import { Data, Effect } from "effect"
 import { lockDataDir } from "./DataDirLock.js"
 import { readyCluster } from "./EmbeddedCluster.js"
@@ -24,13 +23,14 @@ export class EmbeddedDatabaseError extends Data.TaggedError("EmbeddedDatabaseErr
 }
 
 /**
- * PGlite served on a loopback port, so the embedded database is reached through the same
- * `@effect/sql-pg` driver (and the same SQL) as a real PostgreSQL server. PGlite is a single
- * connection; the caller must use a pool of one. Without a `dataDir` the database is in memory.
- * The directory is locked first (PGlite takes no lock) and released after the database closes;
- * a new directory's database is created in a child process (`EmbeddedCluster.ts`).
+ * PGlite, opened for the process's database: reached through the same `@effect/sql-pg` driver
+ * (and the same SQL) as a real PostgreSQL server, over connections in this process
+ * (`EmbeddedConnection.ts`). PGlite is a single session; the caller must use a pool of one.
+ * Without a `dataDir` the database is in memory. The directory is locked first (PGlite takes no
+ * lock) and released after the database closes; a new directory's database is created in a child
+ * process (`EmbeddedCluster.ts`).
  */
-export const serveEmbeddedPostgres = (dataDir: string | undefined) =>
+export const openEmbeddedDatabase = (dataDir: string | undefined) =>
   Effect.gen(function*() {
     if (dataDir !== undefined) {
       yield* lockDataDir(dataDir)
@@ -38,25 +38,17 @@ export const serveEmbeddedPostgres = (dataDir: string | undefined) =>
     }
     return yield* Effect.acquireRelease(
       Effect.tryPromise({
-        try: async () => {
+        try: () => {
           // In memory, the database starts from the build's template (EmbeddedTemplate.ts); a
           // directory's was made from it already, by readyCluster.
           const template = dataDir === undefined ? templateFile() : undefined
-          const db = await PGlite.create(dataDir, {
+          return PGlite.create(dataDir, {
             startParams,
             ...(template === undefined ? {} : { loadDataDir: templateBlob(template) })
           })
-          const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0 })
-          await server.start()
-          const port = Number(server.getServerConn().split(":").pop())
-          return { db, server, host: "127.0.0.1", port }
         },
         catch: (cause) => new EmbeddedDatabaseError({ dataDir, cause })
       }),
-      ({ db, server }) =>
-        Effect.promise(async () => {
-          await server.stop()
-          await db.close()
-        })
+      (db) => Effect.promise(() => db.close())
     )
   })

@@ -5,7 +5,7 @@ import { spawn } from "node:child_process"
 import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { serveEmbeddedPostgres } from "../../src/services/EmbeddedPostgres.js"
+import { openEmbeddedDatabase } from "../../src/services/EmbeddedPostgres.js"
 import { initdbInChild } from "../../src/services/InitdbProcess.js"
 
 /**
@@ -54,8 +54,8 @@ const start = (dir: string) =>
       }
     })
     const classes = yield* Effect.scoped(
-      serveEmbeddedPostgres(dir).pipe(
-        Effect.flatMap(({ db }) => Effect.promise(() => db.query<{ n: number }>("select count(*)::int as n from pg_class"))),
+      openEmbeddedDatabase(dir).pipe(
+        Effect.flatMap((db) => Effect.promise(() => db.query<{ n: number }>("select count(*)::int as n from pg_class"))),
         Effect.map((result) => result.rows[0]!.n)
       )
     ).pipe(Effect.provide(Logger.replace(Logger.defaultLogger, collect)))
@@ -148,7 +148,7 @@ describe("what a start does with the data directory a killed first start left", 
       yield* Effect.promise(() => old.close())
       const before = yield* names(dir)
       const opened = yield* Effect.scoped(
-        serveEmbeddedPostgres(dir).pipe(Effect.flatMap(({ db }) => Effect.promise(() => db.query<{ note: string }>("select note from kept"))))
+        openEmbeddedDatabase(dir).pipe(Effect.flatMap((db) => Effect.promise(() => db.query<{ note: string }>("select note from kept"))))
       )
       expect(opened.rows).toEqual([{ note: "acknowledged" }])
       expect(yield* names(dir)).toEqual(before)

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { freePort, type Running, startProcess } from "../e2e/support/Processes.js"
 import type { ServiceUrls } from "../e2e/support/StyleClient.js"
-import { serveEmbeddedPostgres } from "../../src/services/EmbeddedPostgres.js"
+import { serveEmbeddedPostgres } from "./EmbeddedServer.js"
 import { freshServerDatabase, serverUrl } from "./TestDatabase.js"
 
 /**
