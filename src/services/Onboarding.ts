@@ -60,6 +60,17 @@ const outcomeUnknown = (workflowId: WorkflowId) =>
       "it is never created twice"
   })
 
+/**
+ * The workflow makes its records from parts already decoded (OnboardingRequest's org, profile and
+ * license are the records' own fields, with their rules, and the license's rule across fields:
+ * `test/services/onboarding-records.test.ts` holds the parts to the classes' rules) and from
+ * new UUIDs, so their constructors' checks (`disableValidation`, public) are not run again: each
+ * made the class's validator anew (Effect's `typeAST` builds a new AST for a field refined over a
+ * transformation, as every id is, so the validator's cache never hits), about 170 µs a workflow
+ * (docs/benchmarks.md §8).
+ */
+const unchecked = { disableValidation: true } as const
+
 /** What one call's attempts have learned of its run, carried from each attempt to the next. */
 interface Attempts {
   /**
@@ -91,10 +102,10 @@ export class Onboarding extends Effect.Service<Onboarding>()("Onboarding", {
       Effect.gen(function*() {
         const run = new OnboardingResult({
           workflowId,
-          orgId: OrgId.make(randomUUID()),
-          profileId: ProfileId.make(randomUUID()),
-          licenseId: LicenseId.make(randomUUID())
-        })
+          orgId: OrgId.make(randomUUID(), unchecked),
+          profileId: ProfileId.make(randomUUID(), unchecked),
+          licenseId: LicenseId.make(randomUUID(), unchecked)
+        }, unchecked)
         const content = fingerprint(request)
         // The run first: it claims the workflow id (WorkflowRuns.claim). Its answer settles any
         // earlier attempt's COMMIT: a claim waits for a transaction still holding the id, so it
@@ -109,10 +120,10 @@ export class Onboarding extends Effect.Service<Onboarding>()("Onboarding", {
           return stored
         }
         attempts.commitInDoubt = false
-        yield* orgs.create(new Org({ ...request.org, id: run.orgId }))
-        yield* profiles.create(new Profile({ ...request.profile, id: run.profileId, orgId: run.orgId }))
+        yield* orgs.create(new Org({ ...request.org, id: run.orgId }, unchecked))
+        yield* profiles.create(new Profile({ ...request.profile, id: run.profileId, orgId: run.orgId }, unchecked))
         yield* licenses.create(
-          new License({ ...request.license, id: run.licenseId, userId: UserId.make(run.profileId) })
+          new License({ ...request.license, id: run.licenseId, userId: UserId.make(run.profileId, unchecked) }, unchecked)
         )
         attempts.commitInDoubt = true
         return run
@@ -126,7 +137,7 @@ export class Onboarding extends Effect.Service<Onboarding>()("Onboarding", {
        */
       create: (request: OnboardingRequest): Effect.Effect<OnboardingResult, AlreadyExists | Unavailable> =>
         Effect.suspend(() => {
-          const workflowId = request.workflowId ?? WorkflowId.make(randomUUID())
+          const workflowId = request.workflowId ?? WorkflowId.make(randomUUID(), unchecked)
           const attempts: Attempts = { commitInDoubt: false, found: undefined, replayed: false }
           // An operator finds a run's trace from its id.
           return spanAttribute("onboarding.workflow_id", workflowId).pipe(
