@@ -108,7 +108,8 @@ class EmbeddedConnection extends Duplex {
       if (this.destroyed || this.ended) return
       if (this.session.broken !== undefined) throw new Error(this.session.broken)
       const reply = await db.execProtocolRaw(input)
-      if (reply.length > 0) this.push(Buffer.from(reply.buffer, reply.byteOffset, reply.byteLength))
+      // `pg` may have ended its side while PGlite ran: nothing is pushed after the end.
+      if (reply.length > 0 && !this.ended && !this.destroyed) this.push(Buffer.from(reply.buffer, reply.byteOffset, reply.byteLength))
     }).catch((error: unknown) => this.destroy(error instanceof Error ? error : new Error(String(error))))
   }
 
