@@ -35,6 +35,7 @@ import { restApp, restRoutes } from "./rest/RestApp.js"
 import { refuse } from "./http/Refusal.js"
 import { rpcEndpoint } from "./rpc/RpcEndpoint.js"
 import type { ServiceApi } from "./ServiceApis.js"
+import { deleteUnsetFiberRefs } from "./UnsetFiberRefs.js"
 
 export interface PortAppOptions {
   /** Largest request body (and gRPC message) accepted, in bytes; larger ones get resource_exhausted. */
@@ -73,6 +74,8 @@ export interface PortAppOptions {
  */
 export const portApp = <R, Rpcs extends Rpc.Any>(api: ServiceApi<R, Rpcs>, options: PortAppOptions) =>
   Effect.gen(function*() {
+    // Every call's fibers start from the runtimes captured here and below.
+    yield* deleteUnsetFiberRefs
     const runtime = yield* Effect.runtime<R | DatabaseHealth>()
     const database = yield* DatabaseHealth
     const isReady = () => Runtime.runPromise(runtime)(database.isReady)
