@@ -15,7 +15,7 @@ import { Profiles } from "../services/Profiles.js"
 /** A service as a process sees it: what it serves, what it needs, where it listens by default. */
 export interface ServicePort<S, Rpcs extends Rpc.Any> {
   readonly name: string
-  readonly api: ServiceApi<OperationHandlers<Rpcs> | S, Rpcs>
+  readonly api: ServiceApi<OperationHandlers<Rpcs>, Rpcs>
   /** The services behind the operations, over the database. */
   readonly services: Layer.Layer<S, never, SqlClient.SqlClient>
   /** The operations' handlers (the operations table's layer), over the services. */

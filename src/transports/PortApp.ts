@@ -2,7 +2,7 @@ import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
 import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import type * as Rpc from "@effect/rpc/Rpc"
-import { Cause, Effect, Option, type Redacted, Runtime } from "effect"
+import { Cause, type Context, Effect, Option, type Redacted, Runtime } from "effect"
 import type * as http from "node:http"
 import { file_grpc_health_v1_health, Health } from "../gen/grpc/health/v1/health_pb.js"
 import * as reflectionV1 from "../gen/grpc/reflection/v1/reflection_pb.js"
@@ -31,11 +31,13 @@ import { portPipeline } from "./http/PortPipeline.js"
 import { callTelemetry, loadTracing } from "./http/CallTelemetry.js"
 import { metricsEndpoint } from "./http/MetricsEndpoint.js"
 import { requestIdIn } from "./http/RequestId.js"
-import { restApp, restRoutes } from "./rest/RestApp.js"
+import { platformServices, restApp, restRoutes } from "./rest/RestApp.js"
 import { refuse } from "./http/Refusal.js"
 import { rpcEndpoint } from "./rpc/RpcEndpoint.js"
 import type { ServiceApi } from "./ServiceApis.js"
 import { deleteUnsetFiberRefs } from "./UnsetFiberRefs.js"
+import { callContext } from "./CallContext.js"
+import type { OperationHandlers } from "../operations/OperationHandlers.js"
 
 export interface PortAppOptions {
   /** Largest request body (and gRPC message) accepted, in bytes; larger ones get resource_exhausted. */
@@ -72,12 +74,25 @@ export interface PortAppOptions {
  * gRPC and gRPC-Web, with gRPC health and server reflection beside it; REST; GraphQL at
  * `/graphql`; and `@effect/rpc` at `/rpc`.
  */
-export const portApp = <R, Rpcs extends Rpc.Any>(api: ServiceApi<R, Rpcs>, options: PortAppOptions) =>
+export const portApp = <Rpcs extends Rpc.Any>(api: ServiceApi<OperationHandlers<Rpcs>, Rpcs>, options: PortAppOptions) =>
   Effect.gen(function*() {
-    // Every call's fibers start from the runtimes captured here and below.
-    yield* deleteUnsetFiberRefs
-    const runtime = yield* Effect.runtime<R | DatabaseHealth>()
     const database = yield* DatabaseHealth
+    const watches = yield* HealthWatches
+    // Every call's fibers start from the runtimes captured within: without the fiber locals left
+    // at their unset values, and in a context of only what calls read (CallContext.ts).
+    yield* deleteUnsetFiberRefs
+    const context = yield* callContext(api.rpcs)
+    return yield* Effect.mapInputContext(port(api, options, database, watches), (_: Context.Context<never>) => context)
+  })
+
+const port = <Rpcs extends Rpc.Any>(
+  api: ServiceApi<OperationHandlers<Rpcs>, Rpcs>,
+  options: PortAppOptions,
+  database: DatabaseHealth,
+  watches: HealthWatches["Type"]
+) =>
+  Effect.gen(function*() {
+    const runtime = yield* Effect.runtime<OperationHandlers<Rpcs>>()
     const isReady = () => Runtime.runPromise(runtime)(database.isReady)
     const serviceName = api.connect.service.typeName
     const reflection = reflectionServices(
@@ -121,8 +136,7 @@ export const portApp = <R, Rpcs extends Rpc.Any>(api: ServiceApi<R, Rpcs>, optio
       HttpIncomingMessage.withMaxBodySize(Option.some(options.readMaxBytes)),
       // REST and /rpc read the JSON bounds as they read the body limit: from the handler's runtime.
       Effect.locally(CurrentJsonBounds, options.jsonBounds),
-      // What the platform's handlers may use (none of ours does): its file system, ETags and paths.
-      Effect.provide(NodeHttpServer.layerContext)
+      Effect.provide(platformServices)
     )
     const graphql = graphqlHandler(api.graphql, runtime, {
       readMaxBytes: options.readMaxBytes,
@@ -136,7 +150,7 @@ export const portApp = <R, Rpcs extends Rpc.Any>(api: ServiceApi<R, Rpcs>, optio
     const watch = healthWatch({
       known: (service) => service === "" || service === serviceName,
       subscription: yield* healthSubscription(database.changes),
-      watches: yield* HealthWatches,
+      watches,
       readMaxBytes: options.readMaxBytes,
       maxFields: options.protobufMaxFields,
       jsonOptions: jsonOptionsFor(Health.method.watch.input, options.jsonBounds),

@@ -6,7 +6,10 @@ import * as HttpServerError from "@effect/platform/HttpServerError"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as OpenApi from "@effect/platform/OpenApi"
-import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as Etag from "@effect/platform/Etag"
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import * as NodeHttpPlatform from "@effect/platform-node/NodeHttpPlatform"
+import * as NodePath from "@effect/platform-node/NodePath"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { Effect, Layer, type Scope } from "effect"
 import { callOf, withinCall } from "../http/Calls.js"
@@ -139,6 +142,14 @@ export const openApiDocument = (api: HttpApi.HttpApi.Any) => {
 }
 
 /**
+ * What the platform's handlers may use (`HttpRouter.DefaultServices`: its file system, ETags and
+ * paths; none of ours does): `NodeHttpServer.layerContext` without the command executor, terminal
+ * and worker manager it adds, which nothing in a request asks for and every call would copy with
+ * its context (CallContext.ts says why that costs).
+ */
+export const platformServices = Layer.mergeAll(NodeHttpPlatform.layer, Etag.layerWeak, NodeFileSystem.layer, NodePath.layer)
+
+/**
  * The part of a port that the platform serves: the REST API (an HttpApi), its OpenAPI document at
  * `GET /openapi.json`, and `POST /rpc`. Every call's log lines carry its request id.
  */
@@ -152,7 +163,7 @@ export const restApp = <E, R>(
       Layer.mergeAll(rest, restRefusals(api)).pipe(
         Layer.provideMerge(HttpApiBuilder.Router.Live),
         Layer.provideMerge(HttpApiBuilder.Middleware.layer),
-        Layer.provideMerge(NodeHttpServer.layerContext)
+        Layer.provideMerge(platformServices)
       )
     )
     const app = yield* Effect.provide(HttpApiBuilder.httpApp, context)
