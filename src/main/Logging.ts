@@ -30,11 +30,6 @@ const text = (part: unknown): string =>
 const levelName = (level: LogLevel.LogLevel) => level._tag.toLowerCase()
 
 /**
- * One JSON object per line: `time`, `level`, `message`, `service`, then the call's annotations
- * (`requestId`, ...), its `traceId` and `spanId` when traced, the log spans' durations in ms, and
- * a failure's `cause` as one string.
- */
-/**
  * Lines for stdout, written together once per turn of the event loop. Writes to a pipe are
  * synchronous on Linux, one system call (and a wake-up of the reader) each: with an access line
  * per call, that is the largest part of what logging costs under load. A line waits at most until
@@ -77,6 +72,11 @@ const isoTime = (() => {
   }
 })()
 
+/**
+ * One JSON object per line: `time`, `level`, `message`, `service`, then the call's annotations
+ * (`requestId`, ...), its `traceId` and `spanId` when traced, the log spans' durations in ms, and
+ * a failure's `cause` as one string.
+ */
 export const jsonLogger = (service: string, write: (line: string) => void = batchedStdout()) =>
   withAccessLines(
     Logger.make(({ annotations, cause, context, date, logLevel, message, spans }) => {
