@@ -7,7 +7,40 @@ export interface Started {
   readonly name: string
   readonly child: ChildProcess
   readonly readyMillis: number
+  /** What it printed: the start in full, then, past `keptBytes`, only the latest `keptBytes`. */
   readonly output: () => string
+  /**
+   * Errors it logged: a GraphQL error or a gRPC status arrives with HTTP 200, which the load
+   * generators count as success, but the services log every internal one (pretty or JSON lines alike).
+   */
+  readonly errorsLogged: () => number
+}
+
+const keptBytes = 256 * 1024
+const errorLine = /\bERROR\b|"level":"error"/
+
+/**
+ * A process's output, read as it comes: its error lines counted, its start and its latest lines
+ * kept. All of it would be every access line of a run (hundreds of MB over a full one) held by
+ * the benchmark's own process, which shares the machine with the processes it measures.
+ */
+export const outputReader = () => {
+  let head = ""
+  let tail = ""
+  let errors = 0
+  // Each stream's unfinished last line: stdout's and stderr's chunks interleave.
+  const partial = { stdout: "", stderr: "" }
+  return {
+    add: (stream: keyof typeof partial, chunk: string) => {
+      if (head.length < keptBytes) head += chunk
+      else tail = (tail + chunk).slice(-keptBytes)
+      const lines = (partial[stream] + chunk).split("\n")
+      partial[stream] = lines.pop() ?? ""
+      for (const line of lines) if (errorLine.test(line)) errors++
+    },
+    text: () => (tail === "" ? head : `${head}\n[…]\n${tail}`),
+    errors: () => errors + [partial.stdout, partial.stderr].filter((line) => errorLine.test(line)).length
+  }
 }
 
 export const freePort = (): Promise<number> =>
@@ -55,13 +88,13 @@ export const start = async (options: {
     env: { ...process.env, ...options.env },
     stdio: ["ignore", "pipe", "pipe"]
   })
-  let output = ""
-  child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()))
-  child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()))
+  const read = outputReader()
+  child.stdout.on("data", (chunk: Buffer) => read.add("stdout", chunk.toString()))
+  child.stderr.on("data", (chunk: Buffer) => read.add("stderr", chunk.toString()))
   let exited = false
   child.once("exit", () => (exited = true))
   const isReady = async () => {
-    if (options.readyUrls === undefined) return output.includes("listening on")
+    if (options.readyUrls === undefined) return read.text().includes("listening on")
     for (const url of options.readyUrls) {
       const ok = await fetch(url).then((r) => r.ok, () => false)
       if (!ok) return false
@@ -69,14 +102,14 @@ export const start = async (options: {
     return true
   }
   while (!(await isReady())) {
-    if (exited) throw new Error(`${options.name} exited before it was ready:\n${output}`)
+    if (exited) throw new Error(`${options.name} exited before it was ready:\n${read.text()}`)
     if (performance.now() - began > 60_000) {
       child.kill("SIGKILL")
-      throw new Error(`${options.name} was not ready within 60 s:\n${output}`)
+      throw new Error(`${options.name} was not ready within 60 s:\n${read.text()}`)
     }
     await sleep(10)
   }
-  return { name: options.name, child, readyMillis: performance.now() - began, output: () => output }
+  return { name: options.name, child, readyMillis: performance.now() - began, output: read.text, errorsLogged: read.errors }
 }
 
 export const stop = async (started: Started): Promise<void> => {

@@ -56,13 +56,6 @@ const log = (line: string) => process.stderr.write(`${line}\n`)
 const measure = (s: Scenario, url: string, load: Load): Promise<Measured> =>
   measureLoad(s, url, load, scratch)
 
-/**
- * Errors a process logged while it was measured: a GraphQL error or a gRPC status arrives with
- * HTTP 200, which the load generators count as success, but the services log every internal one
- * (pretty or JSON lines alike).
- */
-const errorsLogged = (started: Started) => (started.output().match(/\bERROR\b|"level":"error"/g) ?? []).length
-
 const warmed = new Set<string>()
 /** Calls made to each server, check and warm-up calls included: the traced run's spans are counted against them. */
 const callsTo = new Map<Server, number>()
@@ -156,7 +149,7 @@ const record = (server: Server, started: Started, idleMiB: number, loadMiB: numb
     readyMillis: started.readyMillis,
     idleMiB,
     loadMiB,
-    errorsLogged: errorsLogged(started),
+    errorsLogged: started.errorsLogged(),
     ...(dataDirectory === undefined ? {} : { dataDirectory })
   })
 

@@ -161,7 +161,7 @@ const bareProcess = async () => {
   const child = spawn(process.execPath, ["dist/bench/bench/tools/bareHttp2.js", ...ports.map(String)], { stdio: ["ignore", "pipe", "inherit"] })
   const urls = ports.map((port) => `http://127.0.0.1:${port}`)
   for (let i = 0; i < 100 && (await h2Get(urls[1]!, "/healthz", {}, 500)).status !== 200; i++) await sleep(50)
-  const server: Started = { name: "bare node:http2", child, readyMillis: 0, output: () => "" }
+  const server: Started = { name: "bare node:http2", child, readyMillis: 0, output: () => "", errorsLogged: () => 0 }
   return { server, urls }
 }
 
