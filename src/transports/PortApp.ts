@@ -129,13 +129,16 @@ const port = <Rpcs extends Rpc.Any>(
         })
     })
 
-    const rpc = yield* rpcEndpoint(api.rpcs)
-    const platformApp = yield* restApp(api.rest.api, api.rest.handlers, rpc)
+    // REST's and /rpc's body readers take the port's JSON bounds as they are built: set around
+    // each call instead, the bounds would be one more fiber local every call's fibers copy.
+    const platformApp = yield* Effect.flatMap(rpcEndpoint(api.rpcs), (rpc) => restApp(api.rest.api, api.rest.handlers, rpc)).pipe(
+      Effect.locally(CurrentJsonBounds, options.jsonBounds)
+    )
+    // `Effect.locally` leaves the ref behind at its unset value, for the handler's runtime to capture.
+    yield* deleteUnsetFiberRefs
     // The body limit goes into the runtime the handler captures, not around each request.
     const effectHttp = yield* NodeHttpServer.makeHandler(platformApp).pipe(
       HttpIncomingMessage.withMaxBodySize(Option.some(options.readMaxBytes)),
-      // REST and /rpc read the JSON bounds as they read the body limit: from the handler's runtime.
-      Effect.locally(CurrentJsonBounds, options.jsonBounds),
       Effect.provide(platformServices)
     )
     const graphql = graphqlHandler(api.graphql, runtime, {

@@ -17,9 +17,8 @@ export interface JsonBounds {
 export const unboundedJson: JsonBounds = { maxDepth: Number.POSITIVE_INFINITY, maxValues: Number.POSITIVE_INFINITY }
 
 /**
- * The bounds of the port serving the current request, for the handlers the platform runs (REST,
- * `/rpc`): the port sets it around its handler, as it sets the platform's MaxBodySize. Unbounded
- * unless set.
+ * The bounds of the port being built, for the body readers the platform runs (REST, `/rpc`),
+ * which take them as they are built: the port sets it around building them. Unbounded unless set.
  */
 export const CurrentJsonBounds = FiberRef.unsafeMake<JsonBounds>(unboundedJson)
 

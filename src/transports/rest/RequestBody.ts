@@ -2,7 +2,7 @@ import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Effect, FiberRef, Layer } from "effect"
 import { InvalidArgument } from "../../domain/Errors.js"
 import { boundedBody } from "../http/BoundedBody.js"
-import { CurrentJsonBounds, jsonBoundsBroken } from "../http/JsonBounds.js"
+import { CurrentJsonBounds, type JsonBounds, jsonBoundsBroken } from "../http/JsonBounds.js"
 import { namesOtherCharset, utf8Text } from "../http/Utf8Text.js"
 import { JsonBodyReader } from "./HttpApis.js"
 import { ResourceExhausted, UnsupportedMediaType } from "./RestErrors.js"
@@ -16,7 +16,7 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
 
 /** The request's JSON object body, as written: its operation's schema says which names it takes (`jsonNamed`). */
-const jsonObjectBody = Effect.gen(function*() {
+const jsonObjectBody = (bounds: JsonBounds) => Effect.gen(function*() {
   const request = yield* HttpServerRequest.HttpServerRequest
   if (!isJsonType(request.headers["content-type"])) {
     return yield* new UnsupportedMediaType({ message: "the request body must be JSON (Content-Type: application/json)" })
@@ -34,7 +34,7 @@ const jsonObjectBody = Effect.gen(function*() {
     })
   )
   // Before anything reads the JSON: parsing and walking a body past the bounds stalls every port.
-  const broken = jsonBoundsBroken(bytes, yield* FiberRef.get(CurrentJsonBounds))
+  const broken = jsonBoundsBroken(bytes, bounds)
   if (broken !== undefined) return yield* new ResourceExhausted({ message: broken })
   const text = utf8Text(bytes)
   if (text === undefined) return yield* InvalidArgument.field("", "the request body is not valid UTF-8")
@@ -54,5 +54,5 @@ export const withPathId = (body: Record<string, unknown>, id: string) =>
     ? Effect.succeed({ ...body, id })
     : Effect.fail(InvalidArgument.field("id", "must match the id in the path"))
 
-/** The JsonBodyReader middleware of every write endpoint. */
-export const JsonBodyReaderLive = Layer.succeed(JsonBodyReader, jsonObjectBody)
+/** The JsonBodyReader middleware of every write endpoint, with the bounds of the port it is built for. */
+export const JsonBodyReaderLive = Layer.effect(JsonBodyReader, Effect.map(FiberRef.get(CurrentJsonBounds), jsonObjectBody))

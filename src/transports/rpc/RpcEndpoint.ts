@@ -86,6 +86,7 @@ const rpcHandlers = <Rpcs extends Rpc.Any>(group: RpcGroup.RpcGroup<Rpcs>, recor
 
 export const rpcEndpoint = <Rpcs extends Rpc.Any>(group: RpcGroup.RpcGroup<Rpcs>) =>
   Effect.gen(function*() {
+    const bounds = yield* FiberRef.get(CurrentJsonBounds)
     const rpcs = [...group.requests.values()] as unknown as ReadonlyArray<Rpc.AnyWithProps>
     // The handlers need nothing from the context (`RpcHandlers`); a generic table hides that from the types.
     const handlersLayer = group.toLayer(rpcHandlers(group, yield* handlersOf(group))) as Layer.Layer<Rpc.ToHandler<Rpcs>>
@@ -108,7 +109,7 @@ export const rpcEndpoint = <Rpcs extends Rpc.Any>(group: RpcGroup.RpcGroup<Rpcs>
       // resets the connection (see BoundedBody); so it is read here, and handed over already read.
       const body = yield* boundedBody
       // Before the frame is parsed: parsing and walking one past the bounds stalls every port.
-      const broken = jsonBoundsBroken(body, yield* FiberRef.get(CurrentJsonBounds))
+      const broken = jsonBoundsBroken(body, bounds)
       if (broken !== undefined) return errorReply("ResourceExhausted", broken)
       const frame = readFrame(body, tags)
       if (typeof frame === "string") return invalid(frame)
