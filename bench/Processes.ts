@@ -7,7 +7,7 @@ export interface Started {
   readonly name: string
   readonly child: ChildProcess
   readonly readyMillis: number
-  /** What it printed: the start in full, then, past `keptBytes`, only the latest `keptBytes`. */
+  /** What it printed: the start in full, then, past `keptBytes`, only the latest `keptBytes` or so. */
   readonly output: () => string
   /**
    * Errors it logged: a GraphQL error or a gRPC status arrives with HTTP 200, which the load
@@ -26,19 +26,26 @@ const errorLine = /\bERROR\b|"level":"error"/
  */
 export const outputReader = () => {
   let head = ""
-  let tail = ""
+  // The latest chunks, dropped from the front as they pass `keptBytes`: not one string sliced on
+  // every chunk, which would copy the whole tail each time.
+  const tail: Array<string> = []
+  let tailLength = 0
   let errors = 0
   // Each stream's unfinished last line: stdout's and stderr's chunks interleave.
   const partial = { stdout: "", stderr: "" }
   return {
     add: (stream: keyof typeof partial, chunk: string) => {
       if (head.length < keptBytes) head += chunk
-      else tail = (tail + chunk).slice(-keptBytes)
+      else {
+        tail.push(chunk)
+        tailLength += chunk.length
+        while (tailLength - tail[0]!.length >= keptBytes) tailLength -= tail.shift()!.length
+      }
       const lines = (partial[stream] + chunk).split("\n")
       partial[stream] = lines.pop() ?? ""
       for (const line of lines) if (errorLine.test(line)) errors++
     },
-    text: () => (tail === "" ? head : `${head}\n[…]\n${tail}`),
+    text: () => (tail.length === 0 ? head : `${head}\n[…]\n${tail.join("")}`),
     errors: () => errors + [partial.stdout, partial.stderr].filter((line) => errorLine.test(line)).length
   }
 }
