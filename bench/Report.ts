@@ -134,12 +134,27 @@ const besideSection = (results: Results): Array<string> => {
   ]
 }
 
+/** The traced target's further c1 windows, as measured: the figures its ratio is computed from, with the c1 cells. */
+const tracedWindowsSection = (results: Results): Array<string> => {
+  const windows = results.tracedWindows ?? []
+  return windows.length === 0 ? [] : [
+    "### Traced against untraced at c1, the further windows\n\n" +
+    "After each GetOrg and CreateOrg scenario, the org process untraced and traced, alternated, one window each per " +
+    "round; the traced target reads these with the c1 cells above, every call counted once.\n\n" +
+    table(
+      ["operation", "style", "server", "calls", "CPU us per call"],
+      windows.map((w) => [w.operation, w.style, w.server, String(w.requests), (w.cpuMicros / Math.max(1, w.requests)).toFixed(0)])
+    )
+  ]
+}
+
 export const report = (results: Results): string => {
   const sections = (["services-pg", "services-pg-traced", "services-embedded", "d", "h", "f", "g", "a", "b", "c", "e"] as const)
     .map((server) => throughputTable(results, server))
     .filter((s): s is string => s !== undefined)
   return [
     ...sections,
+    ...tracedWindowsSection(results),
     "### Processes\n\n" + processTable(results),
     "### Targets\n\n" +
     table(["target", "goal", "must", "met", "figure"], targets(results).map((t) => [t.target, t.goal, t.must, t.verdict, t.detail])),

@@ -17,6 +17,20 @@ export interface Cell {
   readonly cpuMicrosPerRequest?: number
 }
 
+/**
+ * One more window at c1 of the org process, untraced or traced, measured after the scenario's
+ * own windows and alternated with the other's: the traced target reads every such window with the
+ * c1 cell, so that one window's luck does not decide it.
+ */
+export interface TracedWindow {
+  readonly server: "services-pg" | "services-pg-traced"
+  readonly operation: Operation
+  readonly style: Style
+  readonly requests: number
+  /** The serving process's CPU time over the window, in microseconds. */
+  readonly cpuMicros: number
+}
+
 export interface ProcessFigures {
   readonly server: Server
   readonly name: string
@@ -35,4 +49,6 @@ export interface Results {
   readonly concurrencies: ReadonlyArray<number>
   /** The traced run's calls (check, warm-up and measured) and the spans the OTLP sink received for them. */
   readonly traced?: { readonly calls: number; readonly spans: number }
+  /** The traced target's further c1 windows (TracedWindow); none in reports of earlier runs. */
+  readonly tracedWindows?: ReadonlyArray<TracedWindow>
 }

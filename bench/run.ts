@@ -19,7 +19,7 @@ import { parseOptions, usage } from "./Options.js"
 import { handWrittenOf, idiomaticOf, peerOf } from "./Peers.js"
 import { cpuMicros, freePort, peakRss, rssMiB, start, type Started, stop } from "./Processes.js"
 import { report } from "./Report.js"
-import type { Cell, ProcessFigures, Results, Server } from "./Results.js"
+import type { Cell, ProcessFigures, Results, Server, TracedWindow } from "./Results.js"
 import {
   type Operation,
   operations,
@@ -34,7 +34,7 @@ import {
   styles
 } from "./Scenarios.js"
 import { createDatabase, dropDatabase } from "./TempDatabase.js"
-import { noFailedRequests, targets, tracedOperations } from "./Targets.js"
+import { noFailedRequests, targets, tracedOperations, tracedRounds } from "./Targets.js"
 import { ensureTools } from "./Tools.js"
 
 const root = fileURLToPath(new URL("../../../", import.meta.url))
@@ -131,6 +131,31 @@ const loadTogether = async (operation: Operation, style: Style, contenders: Read
   for (const concurrency of options.concurrencies) {
     for (const c of turn++ % 2 === 0 ? here : [...here].reverse()) {
       await measureCell(c.server, s, c.url, c.started.child.pid!, concurrency)
+    }
+  }
+  await tracedWindowsOf(s, here)
+}
+
+const tracedWindows: Array<TracedWindow> = []
+
+/**
+ * Further c1 windows of the org process untraced and traced, alternated, after the scenario's own:
+ * a c1 window holds a few hundred to a thousand calls, and in one the traced process read 2.64 ×
+ * the untraced one where five-second windows after 20 s of warm-up read 1.4–1.65 (docs/benchmarks.md
+ * §5, "Traced calls, today's code"). The traced target reads them all, with the c1 cells.
+ */
+const tracedWindowsOf = async (s: Scenario, here: ReadonlyArray<Contender & { readonly url: string }>) => {
+  const pair = here.filter((c): c is typeof c & { readonly server: TracedWindow["server"] } =>
+    c.server === "services-pg" || c.server === "services-pg-traced"
+  )
+  if (pair.length !== 2 || !options.concurrencies.includes(1)) return
+  for (let round = 0; round < tracedRounds; round++) {
+    for (const c of round % 2 === 0 ? [...pair].reverse() : pair) {
+      const pid = c.started.child.pid!
+      const before = cpuMicros(pid)
+      const measured = await measure(s, c.url, { concurrency: 1, seconds: options.seconds })
+      counted(c.server, measured.requests)
+      tracedWindows.push({ server: c.server, operation: s.operation, style: s.style, requests: measured.requests, cpuMicros: cpuMicros(pid) - before })
     }
   }
 }
@@ -370,7 +395,13 @@ try {
 } finally {
   rmSync(scratch, { recursive: true, force: true })
 }
-const results: Results = { cells, processes, concurrencies: options.concurrencies, ...(traced === undefined ? {} : { traced }) }
+const results: Results = {
+  cells,
+  processes,
+  concurrencies: options.concurrencies,
+  ...(traced === undefined ? {} : { traced }),
+  ...(tracedWindows.length === 0 ? {} : { tracedWindows })
+}
 const minutes = ((performance.now() - began) / 60_000).toFixed(1)
 const text = [
   `## Benchmark ${new Date().toISOString()} (${options.quick ? "--quick" : "full"}, ${minutes} min)`,
