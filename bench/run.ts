@@ -90,12 +90,18 @@ const prepare = async (server: Server, s: Scenario, url: string) => {
   warmed.add(warmth)
 }
 
-/** Loads a scenario at one concurrency and records the cell, with the serving process's CPU per call. */
-const measureCell = async (server: Server, s: Scenario, url: string, pid: number, concurrency: number) => {
+/** One window of a scenario at one concurrency, with the serving process's CPU time over it. */
+const measureWindow = async (server: Server, s: Scenario, url: string, pid: number, concurrency: number) => {
   const before = cpuMicros(pid)
   const measured = await measure(s, url, { concurrency, seconds: options.seconds })
   counted(server, measured.requests)
-  const cpuMicrosPerRequest = (cpuMicros(pid) - before) / Math.max(1, measured.requests)
+  return { measured, cpuMicros: cpuMicros(pid) - before }
+}
+
+/** Loads a scenario at one concurrency and records the cell, with the serving process's CPU per call. */
+const measureCell = async (server: Server, s: Scenario, url: string, pid: number, concurrency: number) => {
+  const { cpuMicros: micros, measured } = await measureWindow(server, s, url, pid, concurrency)
+  const cpuMicrosPerRequest = micros / Math.max(1, measured.requests)
   cells.push({ server, operation: s.operation, style: s.style, concurrency, measured, cpuMicrosPerRequest })
   log(`  ${server} ${s.operation} ${s.style} c${concurrency}: ${measured.rps.toFixed(0)} req/s, ` +
     `p50 ${measured.p50Ms.toFixed(1)} ms, p99 ${measured.p99Ms.toFixed(1)} ms, ${measured.errors} failed`)
@@ -151,11 +157,8 @@ const tracedWindowsOf = async (s: Scenario, here: ReadonlyArray<Contender & { re
   if (pair.length !== 2 || !options.concurrencies.includes(1)) return
   for (let round = 0; round < tracedRounds; round++) {
     for (const c of round % 2 === 0 ? [...pair].reverse() : pair) {
-      const pid = c.started.child.pid!
-      const before = cpuMicros(pid)
-      const measured = await measure(s, c.url, { concurrency: 1, seconds: options.seconds })
-      counted(c.server, measured.requests)
-      tracedWindows.push({ server: c.server, operation: s.operation, style: s.style, requests: measured.requests, cpuMicros: cpuMicros(pid) - before })
+      const { cpuMicros: micros, measured } = await measureWindow(c.server, s, c.url, c.started.child.pid!, 1)
+      tracedWindows.push({ server: c.server, operation: s.operation, style: s.style, requests: measured.requests, cpuMicros: micros })
     }
   }
 }
