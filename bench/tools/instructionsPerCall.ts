@@ -2,7 +2,7 @@
  * Instructions per call of one of our processes, counted by callgrind: CPU time on a shared
  * two-core machine moves by more than most single changes, instruction counts do not. The
  * process of the operation's service runs under `valgrind --tool=callgrind --instr-atstart=no` on a
- * database of its own; a read (GetOrg, GetProfile or GetLicense: --operation) over REST, Connect
+ * database of its own; an operation (--operation: a read, or a create with a new id each call) over REST, Connect
  * JSON or binary, GraphQL (HTTP/1.1) or gRPC (HTTP/2) (--style) is called one call at a time over
  * one keep-alive connection (one HTTP/2 session for gRPC) to warm up, then in windows with
  * collection switched on only around each (`callgrind_control -i on|off`, a dump after each).
@@ -11,7 +11,7 @@
  * is warm, the total does not (compilation and collection land in windows at random).
  *
  *   DATABASE_URL=postgres://… node dist/bench/bench/tools/instructionsPerCall.js [--server=ours|a|b|d|e|f|g|h] \
- *     [--operation=GetOrg|GetProfile|GetLicense] [--style=rest|connect-json|connect-binary|grpc|graphql] [--traced] \
+ *     [--operation=GetOrg|GetProfile|GetLicense|CreateOrg|CreateProfile|CreateLicense] [--style=rest|connect-json|connect-binary|grpc|graphql] [--traced] \
  *     [--warmup=4000] [--calls=300] [--windows=3] [--concurrency=1] [--root=DIR]
  *
  * --concurrency: that many calls in flight, each caller on a keep-alive connection of its own (over
@@ -41,7 +41,7 @@ import { otlpSink } from "../OtlpSink.js"
 import { baselineOf } from "../Baselines.js"
 import { checkCall } from "../Check.js"
 import { freePort } from "../Processes.js"
-import { type Operation, type Scenario, scenario, serviceOf, type Style } from "../Scenarios.js"
+import { idMarker, type Operation, type Scenario, scenario, serviceOf, type Style, withId } from "../Scenarios.js"
 import { dropDatabase, seededDatabase } from "../TempDatabase.js"
 
 const args = process.argv.slice(2)
@@ -51,8 +51,11 @@ const root = args.find((a) => a.startsWith("--root="))?.split("=")[1]?.replace(/
 const traced = args.includes("--traced")
 const server = args.find((a) => a.startsWith("--server="))?.split("=")[1] ?? "ours"
 const style = (args.find((a) => a.startsWith("--style="))?.split("=")[1] ?? "rest") as Style
-/** The reads this tool calls: each answers the same row again and again, so every call does the same work. */
-const reads: ReadonlyArray<Operation> = ["GetOrg", "GetProfile", "GetLicense"]
+/**
+ * The operations this tool calls: a read answers the same row again and again, a create makes a
+ * row of a new id each call (the scenario's `idMarker`), so every call does the same work.
+ */
+const countable: ReadonlyArray<Operation> = ["GetOrg", "GetProfile", "GetLicense", "CreateOrg", "CreateProfile", "CreateLicense"]
 const operation = (args.find((a) => a.startsWith("--operation="))?.split("=")[1] ?? "GetOrg") as Operation
 /** The styles this tool calls (gRPC over HTTP/2, the others over HTTP/1.1 keep-alive), and where the server's entry point is. */
 const callable: ReadonlyArray<Style> = ["rest", "connect-json", "connect-binary", "grpc", "graphql"]
@@ -68,11 +71,11 @@ const windows = option("windows", 3)
 const concurrency = option("concurrency", 1)
 const serverUrl = process.env["DATABASE_URL"] ?? ""
 if (
-  serverUrl === "" || entry === undefined || !entry.styles.includes(style) || !reads.includes(operation) ||
+  serverUrl === "" || entry === undefined || !entry.styles.includes(style) || !countable.includes(operation) ||
   (traced && !["ours", "d", "f", "g"].includes(server))
 ) {
   console.error(
-    "usage: DATABASE_URL=… instructionsPerCall [--server=ours|a|b|d|e|f|g|h] [--operation=GetOrg|GetProfile|GetLicense] " +
+    "usage: DATABASE_URL=… instructionsPerCall [--server=ours|a|b|d|e|f|g|h] [--operation=GetOrg|GetProfile|GetLicense|CreateOrg|CreateProfile|CreateLicense] " +
       "[--style=rest|connect-json|connect-binary|grpc|graphql] [--traced] " +
       "[--warmup=4000] [--calls=300] [--windows=3] [--concurrency=1] [--root=DIR] (a server serving the style; --traced for ours, d, f, g)"
   )
@@ -101,7 +104,16 @@ const split = (file: string) => {
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency })
 /** One call of the scenario; a GraphQL error arrives with 200 and is not looked for: the call is checked once before. */
-const call = (base: string, s: Scenario) => (s.style === "grpc" ? callHttp2(base, s) : callHttp1(base, s))
+const call = (base: string, s: Scenario) => {
+  const made = creates ? withNewId(s) : s
+  return made.style === "grpc" ? callHttp2(base, made) : callHttp1(base, made)
+}
+const creates = operation.startsWith("Create")
+/** A create's request with a new id where the scenario has its marker. */
+const withNewId = (s: Scenario): Scenario => {
+  const id = randomUUID()
+  return { ...s, path: s.path.split(idMarker).join(id), body: withId(s.body, id) }
+}
 const callHttp1 = (base: string, s: Scenario) =>
   new Promise<void>((resolve, reject) => {
     const request = http.request(`${base}${s.path}`, { agent, method: s.method, headers: s.headers }, (response) => {
