@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto"
 import * as http2 from "node:http2"
-import { idMarker, type Scenario, withId } from "./Scenarios.js"
+import { type Scenario, withId } from "./Scenarios.js"
 
 /**
  * One call made and its answer checked before a scenario is loaded: the load generators count
@@ -9,8 +9,7 @@ import { idMarker, type Scenario, withId } from "./Scenarios.js"
  */
 export const checkCall = async (scenario: Scenario, baseUrl: string): Promise<void> => {
   const id = randomUUID()
-  const path = scenario.path.split(idMarker).join(id)
-  const body = withId(scenario.body, id)
+  const { body, path } = withId(scenario, id)
   const what = `${scenario.operation} over ${scenario.style} at ${baseUrl}`
   if (scenario.style === "grpc") {
     const status = await grpcStatus(baseUrl, path, scenario.headers, body)

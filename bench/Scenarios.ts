@@ -215,9 +215,12 @@ export const seedRequests = (seed: Seed) => [
   { path: `/licenses/${seed.licenseId}`, body: { userId: seed.profileId, start, end }, service: "license" as const }
 ]
 
-/** Replaces the marker with a real id, for a single checked call before the load. */
-export const withId = (bytes: Uint8Array, id: string): Uint8Array =>
-  Buffer.from(Buffer.from(bytes).toString("latin1").split(idMarker).join(id), "latin1")
+/** The scenario's request with a real id where its path and body have the marker, for calls made one by one. */
+export const withId = (s: Scenario, id: string): Scenario => ({
+  ...s,
+  path: s.path.split(idMarker).join(id),
+  body: Buffer.from(Buffer.from(s.body).toString("latin1").split(idMarker).join(id), "latin1")
+})
 
 /** The workflow statements for pgbench, as the services send them, in one transaction. */
 export const pgbenchWorkflowScript = () => {

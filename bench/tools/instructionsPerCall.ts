@@ -41,7 +41,7 @@ import { otlpSink } from "../OtlpSink.js"
 import { baselineOf } from "../Baselines.js"
 import { checkCall } from "../Check.js"
 import { freePort } from "../Processes.js"
-import { idMarker, type Operation, type Scenario, scenario, serviceOf, type Style, withId } from "../Scenarios.js"
+import { type Operation, operations, type Scenario, scenario, serviceOf, type Style, withId } from "../Scenarios.js"
 import { dropDatabase, seededDatabase } from "../TempDatabase.js"
 
 const args = process.argv.slice(2)
@@ -52,10 +52,11 @@ const traced = args.includes("--traced")
 const server = args.find((a) => a.startsWith("--server="))?.split("=")[1] ?? "ours"
 const style = (args.find((a) => a.startsWith("--style="))?.split("=")[1] ?? "rest") as Style
 /**
- * The operations this tool calls: a read answers the same row again and again, a create makes a
- * row of a new id each call (the scenario's `idMarker`), so every call does the same work.
+ * The operations this tool calls, all but the workflow: a read answers the same row again and
+ * again, a create makes a row of a new id each call (a scenario with `freshId`), so every call
+ * does the same work.
  */
-const countable: ReadonlyArray<Operation> = ["GetOrg", "GetProfile", "GetLicense", "CreateOrg", "CreateProfile", "CreateLicense"]
+const countable = operations.filter((op) => serviceOf[op] !== "workflow")
 const operation = (args.find((a) => a.startsWith("--operation="))?.split("=")[1] ?? "GetOrg") as Operation
 /** The styles this tool calls (gRPC over HTTP/2, the others over HTTP/1.1 keep-alive), and where the server's entry point is. */
 const callable: ReadonlyArray<Style> = ["rest", "connect-json", "connect-binary", "grpc", "graphql"]
@@ -75,7 +76,7 @@ if (
   (traced && !["ours", "d", "f", "g"].includes(server))
 ) {
   console.error(
-    "usage: DATABASE_URL=… instructionsPerCall [--server=ours|a|b|d|e|f|g|h] [--operation=GetOrg|GetProfile|GetLicense|CreateOrg|CreateProfile|CreateLicense] " +
+    `usage: DATABASE_URL=… instructionsPerCall [--server=ours|a|b|d|e|f|g|h] [--operation=${countable.join("|")}] ` +
       "[--style=rest|connect-json|connect-binary|grpc|graphql] [--traced] " +
       "[--warmup=4000] [--calls=300] [--windows=3] [--concurrency=1] [--root=DIR] (a server serving the style; --traced for ours, d, f, g)"
   )
@@ -105,14 +106,8 @@ const split = (file: string) => {
 const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency })
 /** One call of the scenario; a GraphQL error arrives with 200 and is not looked for: the call is checked once before. */
 const call = (base: string, s: Scenario) => {
-  const made = creates ? withNewId(s) : s
+  const made = s.freshId ? withId(s, randomUUID()) : s
   return made.style === "grpc" ? callHttp2(base, made) : callHttp1(base, made)
-}
-const creates = operation.startsWith("Create")
-/** A create's request with a new id where the scenario has its marker. */
-const withNewId = (s: Scenario): Scenario => {
-  const id = randomUUID()
-  return { ...s, path: s.path.split(idMarker).join(id), body: withId(s.body, id) }
 }
 const callHttp1 = (base: string, s: Scenario) =>
   new Promise<void>((resolve, reject) => {
