@@ -236,6 +236,32 @@ describe("the host rule on every port", () => {
         }
       }))
 
+    it.effect("an absolute-form target's authority is what the rule checks, not the Host beside it (RFC 9112 §3.2.2)", () =>
+      Effect.gen(function*() {
+        const urls = yield* Services
+        const before = yield* rowCounts
+        const { port } = new URL(urls.org)
+        const request = (target: string, host: string, body = "") =>
+          rawHttp(
+            urls.org,
+            `${body === "" ? "GET" : "POST"} ${target} HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\n` +
+              `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
+          )
+        const toAttacker = yield* Effect.promise(() => request(`http://${attacker}/openapi.json`, "127.0.0.1"))
+        expect({ status: toAttacker.status, code: toAttacker.code }).toEqual({ status: misdirected.http, code: misdirected.grpc })
+        const created = yield* Effect.promise(() => request(`http://${attacker}:${port}/orgs/${randomUUID()}`, "127.0.0.1", `{"name":"Acme"}`))
+        expect(created.status).toBe(misdirected.http)
+        const notAHostTarget = yield* Effect.promise(() => request(`http://127.0.0.1@${attacker}/openapi.json`, "127.0.0.1"))
+        expect(notAHostTarget.status).toBe(400)
+        const toUs = yield* Effect.promise(() => request(`http://127.0.0.1:${port}/openapi.json`, attacker))
+        expect(toUs.status).toBe(200)
+        expect(yield* rowCounts).toEqual(before)
+        // Answered as its origin form is, in the style its path names.
+        const id = randomUUID()
+        const ours = yield* Effect.promise(() => request(`http://localhost:${port}/orgs/${id}`, attacker, `{"name":"Acme"}`))
+        expect({ status: ours.status, body: ours.body }).toEqual({ status: 200, body: { org: { id, name: "Acme" } } })
+      }))
+
     it.effect("a Host that is not a host, or two of them, is 400; the probes and gRPC health answer any Host", () =>
       Effect.gen(function*() {
         const urls = yield* Services

@@ -38,8 +38,31 @@ export const hostOf = (authority: string): string | undefined => {
   return bare === "" ? undefined : bare
 }
 
-/** The Host values a request carries: `Host` (HTTP/1.1), `:authority` and any `host` (HTTP/2). */
+/** The scheme, authority and rest of an absolute-form request target (`http://host:port/path?query`). */
+const absoluteForm = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)([^#]*)/i
+
+/** The authority of each request that came with an absolute-form target, taken off by `toOriginForm`. */
+const targetAuthorities = new WeakMap<Request, string>()
+
+/**
+ * An HTTP/1.1 request whose target is in absolute form (`GET http://evil.example/orgs`, as sent
+ * to a proxy) is sent to the target's authority, whatever its `Host` says (RFC 9112 §3.2.2): the
+ * authority is kept for the host rule, and the target becomes the origin form (`/orgs`) that
+ * every style's router reads, so that each style answers it as it answers the origin form.
+ */
+export const toOriginForm = (request: Request): void => {
+  const url = request.url
+  if (request.httpVersionMajor !== 1 || url === undefined || url.startsWith("/")) return
+  const target = absoluteForm.exec(url)
+  if (target === null) return
+  targetAuthorities.set(request, target[1]!)
+  request.url = target[2]!.startsWith("/") ? target[2]! : `/${target[2]!}`
+}
+
+/** The Host values a request carries: an absolute-form target's authority alone, else `Host` (HTTP/1.1), `:authority` and any `host` (HTTP/2). */
 const authoritiesOf = (request: Request): Array<string> => {
+  const target = targetAuthorities.get(request)
+  if (target !== undefined) return [target]
   const values: Array<string> = []
   for (const value of [request.headers[":authority"], request.headers.host]) {
     if (typeof value === "string") values.push(value)

@@ -1,3 +1,4 @@
+import { toOriginForm } from "./AllowedHosts.js"
 import type { Request, RequestHandler, Response } from "./PortListener.js"
 import type { CallTelemetry } from "./CallTelemetry.js"
 import { beginCall, pathOf } from "./Calls.js"
@@ -32,7 +33,8 @@ export interface PortPipeline {
 }
 
 /**
- * Every call on a port, in every style, passes here first, in this order: it gets its request id;
+ * Every call on a port, in every style, passes here first, in this order: an absolute-form target
+ * becomes the origin form (AllowedHosts.ts); it gets its request id;
  * CORS; the probes; gRPC health, which is open and needs no place under the in-flight limit (a
  * saturated port still says it is alive); the host rule (what is not the probes or health must
  * name a host this port answers to); the pages for people; `/metrics`, behind authentication;
@@ -50,6 +52,7 @@ export interface PortPipeline {
  * HTTP app would only see the REST and `/rpc` calls.
  */
 export const portPipeline = (steps: PortPipeline): RequestHandler => (request, response) => {
+  toOriginForm(request)
   const requestId = assignRequestId(request, response)
   if (steps.cors(request, response) || steps.probes(request, response)) return
   const path = pathOf(request)
