@@ -12,8 +12,8 @@ export const onboardingFields = [
     path: "workflowOptions.workflowId",
     id: "workflow-id",
     label: "Workflow id",
-    hint: "Optional: a UUID. The same id again answers with the first run.",
-    input: { autocomplete: "off", spellcheck: "false" }
+    hint: "Filled in with a new UUID for each customer, or type your own. The same id again answers with the first run: a customer is onboarded once.",
+    input: { autocomplete: "off", spellcheck: "false", class: "id" }
   }
 ] as const
 

@@ -2,10 +2,11 @@ import { ApiError, rest, type Services } from "./Api.js"
 import { period } from "./Dates.js"
 import { field, h, id, link, record, table } from "./Dom.js"
 import { failure } from "./Failure.js"
-import { fieldMessages, onboardingFields, withLabels } from "./Fields.js"
+import { fieldMessages, onboardingFields } from "./Fields.js"
 import { runColumns } from "./Lists.js"
 import type { Created, Run } from "./Resources.js"
 import { href, recordHref } from "./Route.js"
+import { answered, contentEdited, type FormId, freshId, outcomeOf, toSend, typedId } from "./WorkflowId.js"
 
 /** The console's first page: the onboarding form, what it created, and the newest runs. */
 
@@ -22,6 +23,9 @@ interface Onboarded {
 
 /** The last customer onboarded in this tab: back from a record, the result it was opened from is still there. */
 let lastOnboarded: Onboarded | undefined
+
+/** The form's workflow id, kept in this tab as the result is: back from a record, an unanswered send's id is still the one sent. */
+let formId: FormId | undefined
 
 const onboarded = ({ created, end, org, person, start }: Onboarded) => [
   h("h2", {}, "Onboarded"),
@@ -40,7 +44,7 @@ const alreadyExists = (workflowId: string) =>
     {},
     "A run with this Workflow id already exists with different content. ",
     link(recordHref("workflows", workflowId), "Open the existing run"),
-    ", or leave Workflow id empty for a new run."
+    ", or clear Workflow id for a new run."
   )
 
 export const onboardingPage = (services: Services) => {
@@ -71,6 +75,18 @@ export const onboardingPage = (services: Services) => {
     submit,
     general
   )
+  const idInput = fields.workflowId.input
+  const current = () => (formId ??= freshId())
+  /** The field shows the id the form sends, and nothing else. */
+  const hold = (next: FormId) => {
+    formId = next
+    if (idInput.value !== next.workflowId) idInput.value = next.workflowId
+    return next
+  }
+  hold(current())
+  form.addEventListener("input", (event) => {
+    hold(event.target === idInput ? typedId(current(), idInput.value) : contentEdited(current()))
+  })
   /** Each message under its field; focus on the first of them in the form's order, which is the table's. */
   const showInvalid = (messages: ReadonlyMap<string, string | Node>) => {
     let first: HTMLInputElement | undefined
@@ -92,7 +108,8 @@ export const onboardingPage = (services: Services) => {
     general.replaceChildren()
     result.replaceChildren()
     submit.setAttribute("disabled", "")
-    const workflowId = fields.workflowId.input.value.trim()
+    const sending = hold(toSend(current()))
+    const { workflowId } = sending
     try {
       // Inside the try: a date the input allows but Date cannot hold (a year past 9999) throws,
       // and is then shown, with the button enabled again.
@@ -106,8 +123,11 @@ export const onboardingPage = (services: Services) => {
         org: { name: sent.org },
         profile: { fullName: sent.person },
         license: { start: sent.start, end: sent.end },
-        ...(workflowId === "" ? {} : { workflowOptions: { workflowId } })
+        workflowOptions: { workflowId }
       })
+      // A second click cannot onboard this customer again: the form is empty, under a new id.
+      form.reset()
+      hold(answered(sending, "created"))
       // The service refuses a license without both dates: a run created had both.
       const { end, start } = sent
       if (start !== undefined && end !== undefined) {
@@ -116,14 +136,15 @@ export const onboardingPage = (services: Services) => {
       }
       void recent.refresh()
     } catch (error) {
+      hold(answered(sending, outcomeOf(error instanceof ApiError ? error.status : undefined)))
       if (error instanceof ApiError && error.status === 400) {
         const { fields: messages, rest: unplaced } = fieldMessages(error.message)
         if (unplaced.length > 0) general.append(h("p", { class: "error", role: "alert" }, unplaced.join("; ")))
         showInvalid(messages)
-      } else if (error instanceof ApiError && error.status === 409 && workflowId !== "") {
+      } else if (error instanceof ApiError && error.status === 409) {
         showInvalid(new Map([["workflowOptions.workflowId", alreadyExists(workflowId)]]))
       } else {
-        general.append(error instanceof ApiError && error.status === 409 ? h("p", { class: "error", role: "alert" }, withLabels(error.message)) : failure(error, "workflow"))
+        general.append(failure(error, "workflow"))
       }
     } finally {
       submit.removeAttribute("disabled")

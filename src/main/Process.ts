@@ -38,6 +38,7 @@ export const servePort = <R, Rpcs extends Rpc.Any>(service: ServicePort<R, Rpcs>
       readMaxBytes: settings.readMaxBytes,
       apiToken: settings.apiToken,
       schemaAccess: settings.schemaAccess,
+      tokenlessRates: { perSecond: settings.schemaAccessRate, perAddressPerSecond: settings.schemaAccessRatePerAddress },
       corsOrigins: settings.corsOrigins,
       graphqlLimits: { maxDepth: settings.graphqlMaxDepth, maxFields: settings.graphqlMaxFields, maxCalls: settings.graphqlMaxCalls },
       jsonBounds: { maxDepth: settings.jsonMaxDepth, maxValues: settings.jsonMaxValues },

@@ -37,6 +37,10 @@ export interface SettingsValues {
    * introspection) are answered without the token (`open`, like the pages) or only with it (`token`).
    */
   readonly schemaAccess: SchemaAccess
+  /** Under SCHEMA_ACCESS=open, the calls without the token one port lets through a second (TokenlessRate.ts). */
+  readonly schemaAccessRate: number
+  /** Of those, the calls one peer address may make a second. */
+  readonly schemaAccessRatePerAddress: number
   readonly corsOrigins: ReadonlyArray<string>
   readonly maxConnections: number
   readonly headersTimeoutMillis: number
@@ -89,6 +93,7 @@ const apiToken = Config.option(Config.string("API_TOKEN")).pipe(
 )
 
 const maxRequestsInFlight = positive("MAX_REQUESTS_IN_FLIGHT", 1024)
+const schemaAccessRate = positive("SCHEMA_ACCESS_RATE", 40)
 
 export const settings: Config.Config<SettingsValues> = Config.all({
   host: host("HOST", "127.0.0.1"),
@@ -98,6 +103,10 @@ export const settings: Config.Config<SettingsValues> = Config.all({
   shutdownDrainMillis: wholeNumber("SHUTDOWN_DRAIN_MS", 0, 0, maxTimerMillis),
   apiToken,
   schemaAccess: oneOf("SCHEMA_ACCESS", "open", schemaAccessValues),
+  schemaAccessRate,
+  // A quarter by default: one address flooding the port leaves three quarters to the others.
+  schemaAccessRatePerAddress: shareOf("SCHEMA_ACCESS_RATE_PER_ADDRESS", schemaAccessRate, "SCHEMA_ACCESS_RATE", (rate) =>
+    Math.max(1, Math.floor(rate / 4))),
   corsOrigins: origins("CORS_ORIGINS"),
   maxConnections: positive("MAX_CONNECTIONS", 1024),
   headersTimeoutMillis: positive("HEADERS_TIMEOUT_MS", 10_000),

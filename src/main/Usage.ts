@@ -61,6 +61,9 @@ ${
   SCHEMA_ACCESS       with API_TOKEN: open: the schema documents (GET /openapi.json, gRPC reflection,
                       GraphQL introspection alone) answer without the token; token: they need it too
                       (default open)
+  SCHEMA_ACCESS_RATE  with SCHEMA_ACCESS=open: calls without the token a port lets through a second;
+                      more get resource_exhausted, HTTP 429 (default 40)
+  SCHEMA_ACCESS_RATE_PER_ADDRESS  of those, the calls from one address (default a quarter of SCHEMA_ACCESS_RATE)
   CORS_ORIGINS        comma-separated origins (https://app.example.com) allowed by CORS, or * (default: off)
 ${
   offered.console

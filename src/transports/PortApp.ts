@@ -28,6 +28,7 @@ import { pagesFor } from "./pages/Pages.js"
 import { isRpcPath, pathOf } from "./http/Calls.js"
 import { bearerAuth, type SchemaAccess } from "./http/BearerAuth.js"
 import { portPipeline } from "./http/PortPipeline.js"
+import type { TokenlessRates } from "./http/TokenlessRate.js"
 import { callTelemetry, loadTracing } from "./http/CallTelemetry.js"
 import { metricsEndpoint } from "./http/MetricsEndpoint.js"
 import { requestIdIn } from "./http/RequestId.js"
@@ -46,6 +47,8 @@ export interface PortAppOptions {
   readonly apiToken: Option.Option<Redacted.Redacted>
   /** Whether the schema documents (OpenAPI, reflection, GraphQL introspection) need the token too (BearerAuth.ts). */
   readonly schemaAccess: SchemaAccess
+  /** Under SCHEMA_ACCESS=open, how many calls without the token the port lets through a second (TokenlessRate.ts). */
+  readonly tokenlessRates: TokenlessRates
   /** Browser origins allowed by CORS; none by default, `*` for any. */
   readonly corsOrigins: ReadonlyArray<string>
   readonly graphqlLimits: QueryLimits
@@ -144,7 +147,8 @@ const port = <Rpcs extends Rpc.Any>(
     const graphql = graphqlHandler(api.graphql, runtime, {
       readMaxBytes: options.readMaxBytes,
       jsonBounds: options.jsonBounds,
-      limits: options.graphqlLimits
+      limits: options.graphqlLimits,
+      service: serviceName
     })
     // Exactly the paths connect-node routes to Health (it matches the path as sent, up to `?`).
     const healthPaths = new Set(Health.methods.map((method) => `/${Health.typeName}/${method.name}`))
@@ -173,7 +177,7 @@ const port = <Rpcs extends Rpc.Any>(
       isHealth: (path) => healthPaths.has(path),
       health: (request, response) => (pathOf(request) === watchPath ? watch : connect)(request, response),
       misdirected: hostCheck(options.allowedHosts),
-      authentication: bearerAuth(options.apiToken, options.schemaAccess),
+      authentication: bearerAuth(options.apiToken, options.schemaAccess, options.tokenlessRates),
       metrics: metricsEndpoint,
       telemetry: callTelemetry(runtime, serviceName, {
         accessLog: options.accessLog,

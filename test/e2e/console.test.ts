@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest"
 import { randomUUID } from "node:crypto"
 import type { Page } from "playwright-core"
 import { browserAndServer, chromiumPath, offPortRequests } from "./support/Browser.js"
+import { onboard, shownResult } from "./support/OnboardingForm.js"
 import { freePort, startAllInOne, stopProcess } from "./support/Processes.js"
 
 /**
@@ -10,28 +11,6 @@ import { freePort, startAllInOne, stopProcess } from "./support/Processes.js"
  */
 
 const start = (env: Record<string, string> = {}) => startAllInOne({ ACCESS_LOG: "off", ...env })
-
-/** Fills the form and submits it. */
-const onboard = async (page: Page, values: { org: string; person: string; start: string; end: string; workflowId?: string }) => {
-  await page.getByLabel("Organization name").fill(values.org)
-  await page.getByLabel("Person's full name").fill(values.person)
-  await page.getByLabel("License starts").fill(values.start)
-  await page.getByLabel("License ends").fill(values.end)
-  if (values.workflowId !== undefined) await page.getByLabel("Workflow id").fill(values.workflowId)
-  await page.getByRole("button", { name: "Onboard" }).click()
-}
-
-/** The onboarded result's links, by the term they stand under: their text and the id they lead to. */
-const shownResult = async (page: Page) => {
-  const result = page.locator("#result dl")
-  await result.waitFor({ timeout: 15_000 })
-  const shown: Record<string, { text: string; id: string }> = {}
-  for (const term of ["Workflow run", "Organization", "Profile", "License"]) {
-    const link = result.locator(`dt:text-is("${term}") + dd a`)
-    shown[term] = { text: (await link.innerText()).trim(), id: (await link.getAttribute("href"))!.split("/").at(-1)! }
-  }
-  return shown
-}
 
 /** The text under a record page's term, once the record is drawn. */
 const recordValue = async (page: Page, term: string) => {

@@ -53,6 +53,13 @@ const refused: ReadonlyArray<readonly [Record<string, string>, string]> = [
     "org: MAX_REQUESTS_AWAITING_BODY=200 is not valid: must be a whole number from 1 to MAX_REQUESTS_IN_FLIGHT (100)"
   ],
   [{ MAX_REQUESTS_AWAITING_BODY: "half" }, "org: MAX_REQUESTS_AWAITING_BODY=half is not valid: must be a whole number from 1 to MAX_REQUESTS_IN_FLIGHT (1024)"],
+  [{ SCHEMA_ACCESS_RATE: "0" }, whole("SCHEMA_ACCESS_RATE", "0")],
+  // A share of SCHEMA_ACCESS_RATE: the rule names that variable and its value.
+  [{ SCHEMA_ACCESS_RATE_PER_ADDRESS: "41" }, "org: SCHEMA_ACCESS_RATE_PER_ADDRESS=41 is not valid: must be a whole number from 1 to SCHEMA_ACCESS_RATE (40)"],
+  [
+    { SCHEMA_ACCESS_RATE: "100", SCHEMA_ACCESS_RATE_PER_ADDRESS: "1.5" },
+    "org: SCHEMA_ACCESS_RATE_PER_ADDRESS=1.5 is not valid: must be a whole number from 1 to SCHEMA_ACCESS_RATE (100)"
+  ],
   [{ MAX_STREAM_RESETS: "5000" }, whole("MAX_STREAM_RESETS", "5000", 1000)],
   [{ MAX_STREAM_RESETS: "0" }, whole("MAX_STREAM_RESETS", "0", 1000)],
   [{ DATABASE_CONNECT_TIMEOUT_MS: "3s" }, whole("DATABASE_CONNECT_TIMEOUT_MS", "3s")],
@@ -175,6 +182,15 @@ describe("settings: what is accepted", () => {
       expect(yield* places({ MAX_REQUESTS_IN_FLIGHT: "3" })).toEqual([3, 1])
       expect(yield* places({ MAX_REQUESTS_IN_FLIGHT: "100", MAX_REQUESTS_AWAITING_BODY: "100" })).toEqual([100, 100])
       expect(yield* places({ MAX_REQUESTS_AWAITING_BODY: "" })).toEqual([1024, 256])
+    }))
+
+  it.effect("SCHEMA_ACCESS_RATE_PER_ADDRESS is a quarter of SCHEMA_ACCESS_RATE unless set, and at most all of it", () =>
+    Effect.gen(function*() {
+      const rates = (environment: Record<string, string>) =>
+        read(settings, environment).pipe(Effect.map((read) => [read.schemaAccessRate, read.schemaAccessRatePerAddress]))
+      expect(yield* rates({})).toEqual([40, 10])
+      expect(yield* rates({ SCHEMA_ACCESS_RATE: "3" })).toEqual([3, 1])
+      expect(yield* rates({ SCHEMA_ACCESS_RATE: "100", SCHEMA_ACCESS_RATE_PER_ADDRESS: "100" })).toEqual([100, 100])
     }))
 
   it.effect("PORT wins over the service's own variable; the all-in-one process reads only its own", () =>

@@ -45,7 +45,13 @@ const malformed: ReadonlyArray<readonly [string, string | Uint8Array, RegExp]> =
   ["a request id that is not a number", frame({ tag: "CreateOrg", id: "abc", payload: org() }), /^id: must be/],
   ["headers that are not pairs", frame({ tag: "CreateOrg", headers: [["a"]], payload: org() }), /^headers: must be/],
   ["no headers", JSON.stringify({ _tag: "Request", id: "1", tag: "CreateOrg", payload: org() }), /^headers: must be/],
-  ["a numeric traceId", frame({ tag: "CreateOrg", traceId: 5, spanId: "x", payload: org() }), /^traceId, spanId/]
+  ["a numeric traceId", frame({ tag: "CreateOrg", traceId: 5, spanId: "x", payload: org() }), /^traceId, spanId/],
+  [
+    "a key the protocol does not define",
+    frame({ tag: "CreateOrg", payload: org(), extra: true }),
+    /^extra: is not a known field of a request frame \(_tag, id, tag, payload, headers, traceId, spanId, sampled\)$/
+  ],
+  ["a misspelt trace field", frame({ tag: "CreateOrg", payload: org(), traceID: "abc" }), /^traceID: is not a known field of a request frame/]
 ]
 
 const postRpc = (baseUrl: string, body: string | Uint8Array, contentType = "application/json") =>

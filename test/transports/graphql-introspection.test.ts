@@ -38,16 +38,22 @@ describe("GraphQL introspection under the default limits", () => {
         }
       }))
 
-    it.effect("introspection's recursive lists stay refused, and two copies of the query in one operation are too many", () =>
+    it.effect("introspection's recursive lists stay refused, and two copies of the query in one operation are too many, or one and a __type of it all", () =>
       Effect.gen(function*() {
         const { org } = yield* Services
         const recursive = yield* graphql(org, "{ __schema { types { fields { type { fields { type { fields { name } } } } } } } }")
         expect(recursive.body.data).toBeUndefined()
         expect(recursive.body.errors?.[0]?.message).toBe("Maximum introspection depth exceeded")
 
-        const refused = yield* graphql(org, aliasedIntrospection(2))
-        expect(refused.body.errors?.[0]).toMatchObject({
-          message: "the operation's introspection selects 460 fields; at most 300 are allowed",
+        const twice = yield* graphql(org, aliasedIntrospection(2))
+        expect(twice.body.errors?.[0]).toMatchObject({
+          message: "the operation selects __schema 2 times at its root (aliases and fragments included); at most 1 is allowed",
+          extensions: { code: "INVALID_ARGUMENT" }
+        })
+        // One __schema and one __type of the whole query's fragments: past introspection's fields.
+        const wide = yield* graphql(org, aliasedIntrospection(1).replace("query {", `query { t: __type(name: "Org") { ...FullType }`))
+        expect(wide.body.errors?.[0]).toMatchObject({
+          message: "the operation's introspection selects 408 fields; at most 300 are allowed",
           extensions: { code: "RESOURCE_EXHAUSTED" }
         })
       }))

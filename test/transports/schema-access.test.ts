@@ -84,8 +84,9 @@ const servicesOnOrg = [
   "grpc.reflection.v1alpha.ServerReflection"
 ].sort()
 
+// Rates far above what these tests send (introspection-bounds.test.ts tests the rate).
 const withToken = (schemaAccess: SchemaAccess) =>
-  inProcessServers({ apiToken: Option.some(Redacted.make(token)), schemaAccess })
+  inProcessServers({ apiToken: Option.some(Redacted.make(token)), schemaAccess, schemaAccessRate: 10_000, schemaAccessRatePerAddress: 10_000 })
 
 describe("SCHEMA_ACCESS=open (the default) with API_TOKEN: the schema documents are open, nothing else", () => {
   layer(withToken("open"), { timeout: 60_000, excludeTestServices: true })((it) => {

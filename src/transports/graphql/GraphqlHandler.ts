@@ -1,5 +1,5 @@
 import { Cause, Effect, Record, Runtime } from "effect"
-import { type DocumentNode, type ExecutionResult, GraphQLError, type GraphQLResolveInfo } from "./GraphqlJs.js"
+import { type DocumentNode, execute, type ExecutionResult, GraphQLError, type GraphQLResolveInfo } from "./GraphqlJs.js"
 import { createHandler as http1Handler } from "graphql-http/lib/use/http"
 import { createHandler as http2Handler } from "graphql-http/lib/use/http2"
 import * as http from "node:http"
@@ -19,6 +19,8 @@ import type { GraphqlApi, GraphqlArgs } from "./GraphqlApi.js"
 import { limitErrors, type QueryLimits } from "./QueryLimits.js"
 import { graphqlCall, type GraphqlContext, ResolverFibers } from "./GraphqlCall.js"
 import { introspectionOnly } from "./IntrospectionOnly.js"
+import { introspectionResults } from "./IntrospectionResults.js"
+import { introspectionRootErrors } from "./IntrospectionRoots.js"
 
 export interface GraphqlHandlerOptions {
   /** Largest POST body accepted, in bytes; larger ones get RESOURCE_EXHAUSTED (413). Unbounded if unset. */
@@ -29,6 +31,8 @@ export interface GraphqlHandlerOptions {
   readonly limits?: QueryLimits
   /** Bounds on a document's text, checked before it is parsed; defaultDocumentBounds if unset. */
   readonly documentBounds?: DocumentBounds
+  /** The port's service, as metrics label it. */
+  readonly service?: string
 }
 
 /**
@@ -140,12 +144,16 @@ export const graphqlHandler = <R>(
     maxTotalLength: 65_536,
     maxQueryLength: 4_096,
     parseText: boundedParse(options.documentBounds ?? defaultDocumentBounds),
-    ...(limits === undefined ? {} : { screen: (document) => limitErrors(document, limits) })
+    screen: (document) => {
+      const roots = introspectionRootErrors(document)
+      return limits === undefined || roots.length > 0 ? roots : limitErrors(document, limits)
+    }
   })
   const handlerOptions = {
     schema: api.schema,
     parse: documents.parse,
     validate: documents.validate,
+    execute: introspectionResults({ service: options.service ?? "", maxEntries: 100, maxBytes: 2 * 1024 * 1024 })(execute),
     rootValue,
     context: (
       request: { readonly raw: { readonly headers: Record<string, unknown> }; readonly context: { readonly res: Writable } }

@@ -7,6 +7,8 @@
  */
 export {
   buildSchema,
+  execute,
+  getOperationAST,
   GraphQLError,
   isInputObjectType,
   isListType,
@@ -21,6 +23,7 @@ export {
 } from "graphql/index.js"
 export type {
   DocumentNode,
+  ExecutionArgs,
   ExecutionResult,
   FragmentDefinitionNode,
   GraphQLResolveInfo,

@@ -152,7 +152,19 @@ export const definitionCosts = (document: DocumentNode, visited?: () => void): R
  * — rows read from the database, turned into objects, serialised — kept the event loop, and every
  * port of the process, busy for 50 to 140 ms.
  */
-export const rootCalls = (document: DocumentNode): ReadonlyMap<OperationDefinitionNode, number> => {
+export const rootCalls = (document: DocumentNode): ReadonlyMap<OperationDefinitionNode, number> =>
+  rootFieldCounts(document, (name) => !name.startsWith("__"))
+
+/**
+ * Each operation's fields at its root that `counts` (by field name), aliases included: each is
+ * resolved on its own. Fragments and inline fragments at the root count their own root fields,
+ * each fragment measured once; a spread of an unknown or cyclic fragment (graphql-js's rules
+ * refuse the document) counts nothing.
+ */
+export const rootFieldCounts = (
+  document: DocumentNode,
+  counts: (fieldName: string) => boolean
+): ReadonlyMap<OperationDefinitionNode, number> => {
   const fragments = new Map<string, FragmentDefinitionNode>()
   for (const definition of document.definitions) {
     if (definition.kind === "FragmentDefinition" && !fragments.has(definition.name.value)) {
@@ -161,31 +173,30 @@ export const rootCalls = (document: DocumentNode): ReadonlyMap<OperationDefiniti
   }
   const counted = new Map<string, number>()
   const counting = new Set<string>()
-  const callsIn = (selectionSet: SelectionSetNode): number => {
-    let calls = 0
+  const countIn = (selectionSet: SelectionSetNode): number => {
+    let count = 0
     for (const selection of selectionSet.selections) {
       if (selection.kind === "Field") {
-        if (!selection.name.value.startsWith("__")) calls = plus(calls, 1)
+        if (counts(selection.name.value)) count = plus(count, 1)
       } else if (selection.kind === "InlineFragment") {
-        calls = plus(calls, callsIn(selection.selectionSet))
+        count = plus(count, countIn(selection.selectionSet))
       } else {
         const name = selection.name.value
         const fragment = fragments.get(name)
-        // Unknown or cyclic: graphql-js's rules refuse the document; it counts nothing here.
         if (fragment === undefined || counting.has(name)) continue
         if (!counted.has(name)) {
           counting.add(name)
-          counted.set(name, callsIn(fragment.selectionSet))
+          counted.set(name, countIn(fragment.selectionSet))
           counting.delete(name)
         }
-        calls = plus(calls, counted.get(name)!)
+        count = plus(count, counted.get(name)!)
       }
     }
-    return calls
+    return count
   }
-  const calls = new Map<OperationDefinitionNode, number>()
+  const byOperation = new Map<OperationDefinitionNode, number>()
   for (const definition of document.definitions) {
-    if (definition.kind === "OperationDefinition") calls.set(definition, callsIn(definition.selectionSet))
+    if (definition.kind === "OperationDefinition") byOperation.set(definition, countIn(definition.selectionSet))
   }
-  return calls
+  return byOperation
 }

@@ -5,6 +5,7 @@ import * as reflectionV1alpha from "../../gen/grpc/reflection/v1alpha/reflection
 import { pathOf } from "./Calls.js"
 import type { Request, Response } from "./PortListener.js"
 import { type Refusal, refuse } from "./Refusal.js"
+import { tokenlessRate, type TokenlessRates } from "./TokenlessRate.js"
 
 /** Whether an `Authorization` header value carries the configured bearer token. */
 export type BearerCheck = (authorization: string | undefined) => boolean
@@ -64,18 +65,22 @@ export const deferredRefusal = (request: object): Refusal | undefined => deferre
  * With `schemaAccess` open, `/openapi.json` and reflection are let through without the token, and
  * so is a GraphQL request, marked with the refusal it is owed (`deferredRefusal`): only its
  * document says whether it is introspection, so the GraphQL handler answers it, reading a body
- * bounded as any other, and refuses it with that refusal unless it is.
+ * bounded as any other, and refuses it with that refusal unless it is. Those calls are bounded at
+ * once (tokenlessInFlight, past which they get the 401) and in rate (`rates`, per port and per peer
+ * address): past that they get `resource_exhausted`, HTTP 429 with Retry-After (gRPC 8), from the
+ * headers alone. Calls with the token count in neither.
  */
-export const bearerAuth = (token: Option.Option<Redacted.Redacted>, schemaAccess: SchemaAccess) => {
+export const bearerAuth = (token: Option.Option<Redacted.Redacted>, schemaAccess: SchemaAccess, rates: TokenlessRates) => {
   const authorized = bearerCheck(token)
+  const admit = tokenlessRate(rates)
+  const overRate = (seconds: number): Refusal => ({
+    kind: "ResourceExhausted",
+    status: 429,
+    message: `too many calls without the token on this port (SCHEMA_ACCESS_RATE ${rates.perSecond} a second, ` +
+      `SCHEMA_ACCESS_RATE_PER_ADDRESS ${rates.perAddressPerSecond} from one address); try again later, or send the token`,
+    headers: { "retry-after": String(seconds) }
+  })
   let tokenless = 0
-  /** Takes one of the places for calls without the token, given back when the answer is over. */
-  const letThrough = (response: Response): boolean => {
-    if (tokenless >= tokenlessInFlight) return false
-    tokenless += 1
-    response.once("close", () => tokenless -= 1)
-    return true
-  }
   return (request: Request, response: Response): boolean => {
     if (authorized === undefined || authorized(request.headers["authorization"])) return false
     const refusal: Refusal = {
@@ -86,7 +91,15 @@ export const bearerAuth = (token: Option.Option<Redacted.Redacted>, schemaAccess
     if (schemaAccess === "open") {
       const path = pathOf(request)
       const schema = schemaPaths.has(path)
-      if ((schema || path === "/graphql") && letThrough(response)) {
+      if ((schema || path === "/graphql") && tokenless < tokenlessInFlight) {
+        const wait = admit(request.socket.remoteAddress ?? "")
+        if (wait !== undefined) {
+          refuse(request, response, overRate(wait))
+          return true
+        }
+        // A place for calls without the token, given back when the answer is over.
+        tokenless += 1
+        response.once("close", () => tokenless -= 1)
         if (!schema) deferred.set(request, refusal)
         return false
       }

@@ -14,6 +14,8 @@ export interface Refusal {
   readonly message: string
   /** Extra response headers of the non-gRPC forms (`www-authenticate`, `retry-after`). */
   readonly headers?: Readonly<Record<string, string>>
+  /** The HTTP status of the non-gRPC forms, when not the table's: 429 for a rate exceeded (RFC 6585). */
+  readonly status?: number
 }
 
 type Form = "grpc" | "grpc-web" | "connect-stream" | "connect" | "graphql" | "json"
@@ -52,7 +54,7 @@ export const refuse = (request: Request, response: Response, refusal: Refusal): 
   const { kind, message } = refusal
   answered(request, codeName(kind))
   const error = connectError(kind, message)
-  const status = errorTable[kind].http
+  const status = refusal.status ?? errorTable[kind].http
   const contentType = request.headers["content-type"] ?? ""
   const extra = refusal.headers ?? {}
   const json = { "content-type": "application/json", ...extra }

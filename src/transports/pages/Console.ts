@@ -116,6 +116,7 @@ input[aria-invalid="true"] { border-color: #b3261e; }
 .unnamed { color: #4a525c; }
 /* An id is one long word: small and fixed-width it fits 320 px; past that it may wrap at last. */
 code.id { font: .8rem ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; overflow-wrap: anywhere; }
+input.id { font: .75rem/2 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
 dl.record { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: .25rem 1rem; }
 dl.record dt { font-weight: 600; }
 dl.record dd { margin: 0; min-width: 0; }

@@ -12,7 +12,7 @@ import * as NodeHttpPlatform from "@effect/platform-node/NodeHttpPlatform"
 import * as NodePath from "@effect/platform-node/NodePath"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { Effect, Layer, type Scope } from "effect"
-import { callOf, withinCall } from "../http/Calls.js"
+import { callOf, logCallError, withinCall } from "../http/Calls.js"
 import { requestIdIn } from "../http/RequestId.js"
 import { errorReply, methodNotAllowed } from "./RestCall.js"
 
@@ -150,6 +150,18 @@ export const openApiDocument = (api: HttpApi.HttpApi.Any) => {
 export const platformServices = Layer.mergeAll(NodeHttpPlatform.layer, Etag.layerWeak, NodeFileSystem.layer, NodePath.layer)
 
 /**
+ * A defect that reaches the platform's handler (one outside an operation, which `restCall` and
+ * /rpc's `hideDefects` log and answer themselves) is logged once with its cause and answered as
+ * Internal with a fixed text: the platform alone writes an empty 500 and logs nothing, as no
+ * logger middleware is installed (the pipeline writes the access line).
+ */
+const answeringDefects = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
+  app.pipe(
+    Effect.tapDefect((cause) => logCallError("HTTP call failed", cause)),
+    Effect.catchAllDefect(() => Effect.succeed(errorReply("Internal", "internal error")))
+  )
+
+/**
  * The part of a port that the platform serves: the REST API (an HttpApi), its OpenAPI document at
  * `GET /openapi.json`, and `POST /rpc`. Every call's log lines carry its request id.
  */
@@ -181,6 +193,8 @@ export const restApp = <E, R>(
         : path === "/openapi.json"
         ? request.method === "GET" || request.method === "HEAD" ? Effect.succeed(document) : Effect.succeed(methodNotAllowed(["GET"]))
         : app
-      return withinCall(callOf(NodeHttpServerRequest.toIncomingMessage(request)), requestIdIn(request.headers))(answer)
+      return withinCall(callOf(NodeHttpServerRequest.toIncomingMessage(request)), requestIdIn(request.headers))(
+        answeringDefects(answer)
+      )
     })
   })

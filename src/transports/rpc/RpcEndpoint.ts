@@ -126,9 +126,13 @@ export const rpcEndpoint = <Rpcs extends Rpc.Any>(group: RpcGroup.RpcGroup<Rpcs>
       const forwarded = span === undefined
         ? body
         : JSON.stringify({ ...frame, traceId: span.traceId, spanId: span.spanId, sampled: span.sampled })
+      // The same request with its body already read: only the body goes through a web Request.
+      // Its Headers refuse node:http2's headers (the symbol key of the sensitive ones, the
+      // pseudo-headers `:path`, ...), so the platform's own are kept, as @effect/rpc would see them
+      // served directly, over either HTTP version.
       const read = HttpServerRequest.fromWeb(
-        new Request(new URL(request.url, "http://localhost"), { method: request.method, headers: request.headers, body: forwarded })
-      )
+        new Request(new URL(request.url, "http://localhost"), { method: request.method, body: forwarded })
+      ).modify({ headers: request.headers })
       const response = withoutDefectDetail(yield* Effect.provideService(rpcApp, HttpServerRequest.HttpServerRequest, read))
       if (call !== undefined) call.outcome = outcomeOfFrames(response)
       return response

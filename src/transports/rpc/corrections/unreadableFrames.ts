@@ -1,3 +1,4 @@
+import type * as RpcMessage from "@effect/rpc/RpcMessage"
 import { utf8Text } from "../../http/Utf8Text.js"
 import { isRecord, type JsonObject } from "./Frame.js"
 
@@ -9,8 +10,10 @@ import { isRecord, type JsonObject } from "./Frame.js"
  * Corrected: the frame is read here first, strictly, and such a body is refused the way /rpc
  * refuses an oversized one, an HTTP 400 with the REST error body; the typed client reports it as
  * an `RpcClientError` (a failure it can handle) rather than a defect, and no parser's text
- * reaches the wire. This returns what is wrong with `body` as a request frame for `tags`, or the
- * frame when nothing is.
+ * reaches the wire. A key the protocol does not define is refused too, as an unknown field is in
+ * every style (contract §3.2): upstream ignores it, so a misspelt `payload` or trace field would
+ * be acted on as if it were absent. This returns what is wrong with `body` as a request frame for
+ * `tags`, or the frame when nothing is.
  */
 export const readFrame = (body: Buffer, tags: ReadonlySet<string>): string | JsonObject => {
   const text = utf8Text(body)
@@ -24,6 +27,10 @@ export const readFrame = (body: Buffer, tags: ReadonlySet<string>): string | Jso
   if (!isRecord(frame) || frame["_tag"] !== "Request") {
     return `the request body must be one request frame: {"_tag": "Request", "id", "tag", "payload", "headers"}`
   }
+  const unknownKey = Object.keys(frame).find((key) => !requestFrameKeys.has(key))
+  if (unknownKey !== undefined) {
+    return `${JSON.stringify(unknownKey).slice(1, -1)}: is not a known field of a request frame (${[...requestFrameKeys].join(", ")})`
+  }
   const { headers, id, sampled, spanId, tag, traceId } = frame
   if (typeof tag !== "string" || !tags.has(tag)) return `tag: must be one of ${[...tags].join(", ")}`
   // @effect/rpc reads the id as a BigInt, which throws on anything but an integer.
@@ -34,6 +41,20 @@ export const readFrame = (body: Buffer, tags: ReadonlySet<string>): string | Jso
   }
   return frame
 }
+
+/** The keys of a request frame in @effect/rpc's protocol: the compiler holds this list to its `RequestEncoded`, both ways. */
+const requestFrameKeys: ReadonlySet<string> = new Set(Object.keys(
+  {
+    _tag: true,
+    id: true,
+    tag: true,
+    payload: true,
+    headers: true,
+    traceId: true,
+    spanId: true,
+    sampled: true
+  } satisfies { readonly [Key in keyof RpcMessage.RequestEncoded]-?: true }
+))
 
 const isOptional = (value: unknown, type: "string" | "boolean") => value === undefined || typeof value === type
 
