@@ -6,6 +6,8 @@ import * as Database from "../../src/services/Database.js"
 import { migrate } from "../../src/services/Migrations.js"
 import { everyMigrationWith } from "../support/migrations.js"
 import { connectClients } from "../e2e/support/connectClient.js"
+import { unwrapped } from "../e2e/support/conformance/Cell.js"
+import { firstSuccesses } from "../e2e/support/conformance/Table.js"
 import { graphqlStyle } from "../e2e/support/graphqlClient.js"
 import { grpcJsClient } from "../e2e/support/grpcJsClient.js"
 import { restStyle } from "../e2e/support/restClient.js"
@@ -89,6 +91,14 @@ describe.skipIf(!runnable)("two replicas of each service behind haproxy, through
         const replicas = services.flatMap((s) => [`${s}/0`, `${s}/1`])
         expect(Object.keys(states).sort()).toEqual([...replicas].sort())
         for (const replica of replicas) expect([replica, states[replica]!.requests > 0]).toEqual([replica, true])
+      }))
+
+    it.effect("every cell of the conformance table answers through haproxy, /rpc over HTTP/2 among them", () =>
+      Effect.gen(function*() {
+        const deployed = yield* Deployed
+        for (const { answer, cell, expected, tag } of yield* Effect.promise(() => firstSuccesses(deployed.urls))) {
+          expect({ cell, tag, reply: answer.ok ? unwrapped(answer.reply) : answer }).toMatchObject({ cell, tag, reply: expected })
+        }
       }))
 
     it.effect("kill -9 of a workflow replica: every acknowledged workflow exists once and complete", () =>
