@@ -3,8 +3,9 @@ import * as http from "node:http"
 import * as http2 from "node:http2"
 import * as net from "node:net"
 import { closeQuietSessions, withStreamDeadline } from "./Http2Limits.js"
+import { destroyEndedSessions } from "./EndingSessions.js"
 import { closeWhenIdle, noteAnswers } from "./IdleTimeout.js"
-import { limitStreamResets } from "./StreamResets.js"
+import { limitStreamResets, startAfterRead } from "./StreamResets.js"
 
 export type Request = http.IncomingMessage | http2.Http2ServerRequest
 export type Response = http.ServerResponse | http2.Http2ServerResponse
@@ -115,8 +116,10 @@ export const listen = (handler: RequestHandler, options: ListenOptions) =>
       // connections take RSS from 128 to 594 MiB. Streams over the limit get REFUSED_STREAM.
       const h2 = http2.createServer(
         { settings: { maxConcurrentStreams: options.maxStreamsPerConnection } },
-        limitStreamResets(withStreamDeadline(noted, options.requestTimeoutMillis), options.maxStreamResets)
+        startAfterRead(withStreamDeadline(noted, options.requestTimeoutMillis))
       )
+      limitStreamResets(h2, options.maxStreamResets)
+      destroyEndedSessions(h2)
       closeWhenIdle(h1, h2, options.idleTimeoutMillis)
       closeQuietSessions(h2, options)
       const sockets = new Set<net.Socket>()
