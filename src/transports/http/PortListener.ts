@@ -54,7 +54,12 @@ const h2Preface = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
  * Hands a new connection to the HTTP/1.1 or the cleartext HTTP/2 server, decided by its first
  * bytes: gRPC and HTTP/2 Connect clients open with the HTTP/2 preface, everything else is HTTP/1.1.
  */
-const dispatchByPreface = (h1: http.Server, h2: http2.Http2Server, firstBytesMillis: number) => (socket: net.Socket) => {
+const dispatchByPreface = (
+  h1: http.Server,
+  h2: http2.Http2Server,
+  firstBytesMillis: number,
+  h2FirstRead: (bytes: Buffer) => void
+) => (socket: net.Socket) => {
   let received = Buffer.alloc(0)
   // A connection that never says anything would otherwise hold its slot forever. A deadline, not
   // an inactivity timeout: one that dribbles the HTTP/2 preface a byte at a time must not restart it.
@@ -69,6 +74,7 @@ const dispatchByPreface = (h1: http.Server, h2: http2.Http2Server, firstBytesMil
     clearTimeout(deadline)
     socket.pause()
     socket.unshift(received)
+    if (isH2) h2FirstRead(received)
     // Both servers read what was unshifted before they read from the socket's handle; resuming the
     // socket here would let the JavaScript stream consume bytes that the HTTP/2 session never sees.
     ;(isH2 ? h2 : h1).emit("connection", socket)
@@ -118,7 +124,7 @@ export const listen = (handler: RequestHandler, options: ListenOptions) =>
         { settings: { maxConcurrentStreams: options.maxStreamsPerConnection } },
         startAfterRead(withStreamDeadline(noted, options.requestTimeoutMillis))
       )
-      limitStreamResets(h2, options.maxStreamResets)
+      const h2FirstRead = limitStreamResets(h2, options.maxStreamResets)
       destroyEndedSessions(h2)
       closeWhenIdle(h1, h2, options.idleTimeoutMillis)
       closeQuietSessions(h2, options)
@@ -128,7 +134,7 @@ export const listen = (handler: RequestHandler, options: ListenOptions) =>
         sessions.add(session)
         session.on("close", () => sessions.delete(session))
       })
-      const dispatch = dispatchByPreface(h1, h2, options.headersTimeoutMillis)
+      const dispatch = dispatchByPreface(h1, h2, options.headersTimeoutMillis, h2FirstRead)
       const tcp = net.createServer((socket) => {
         sockets.add(socket)
         socket.on("close", () => sockets.delete(socket))

@@ -1,5 +1,4 @@
 import * as http2 from "node:http2"
-import type * as net from "node:net"
 import { endSession } from "./EndingSessions.js"
 import type { RequestHandler } from "./PortListener.js"
 
@@ -47,10 +46,10 @@ const prefaceBytes = 24
 const rstStream = 3
 
 /**
- * Where to cut the first `bytes` of a connection: after the frame that holds reset number
- * `maxResets + 1`, if there is one. nghttp2 takes these bytes in one call
- * and its own limit would fire inside it, before any count of ours; cut, the connection is told
- * ENHANCE_YOUR_CALM first. Nothing after the cut is lost to anyone: the connection is ending.
+ * The stream of the frame that holds reset number `maxResets + 1` in a connection's first `bytes`,
+ * if there is one. nghttp2 takes these bytes in one call, and its own limit would fire inside it
+ * (INTERNAL_ERROR), before any count of ours: a session that is over before it starts is told
+ * ENHANCE_YOUR_CALM before it reads them.
  */
 const overAllowance = (bytes: Buffer, maxResets: number) => {
   let resets = 0
@@ -58,7 +57,7 @@ const overAllowance = (bytes: Buffer, maxResets: number) => {
   while (at + 9 <= bytes.length) {
     const end = at + 9 + bytes.readUIntBE(at, 3)
     if (end > bytes.length) return undefined
-    if (bytes[at + 3] === rstStream && ++resets > maxResets) return end
+    if (bytes[at + 3] === rstStream && ++resets > maxResets) return bytes.readUInt32BE(at + 5) & 0x7fffffff
     at = end
   }
   return undefined
@@ -67,29 +66,26 @@ const overAllowance = (bytes: Buffer, maxResets: number) => {
 /**
  * Counts the resets of every session of `server`; a session whose client resets more than
  * `maxResets` streams in a burst (refilled at `maxResets / 10` a second) is sent GOAWAY
- * ENHANCE_YOUR_CALM and ended.
+ * ENHANCE_YOUR_CALM and ended. Returns what the dispatch is to be told of the bytes a
+ * connection's first read brought, before it hands them to the HTTP/2 server.
  */
 export const limitStreamResets = (server: http2.Http2Server, maxResets: number) => {
   const refillPerMilli = maxResets / 10_000
-  // Node's listener makes the session from the socket and emits 'session' at once, in the same
-  // 'connection' event, before the session reads: a cut made here is the next session's.
-  let cut: number | undefined
-  // Before Node's own listener: what the dispatch read is still on the socket.
-  server.prependListener("connection", (socket: net.Socket) => {
-    const first: Buffer | null = socket.read()
-    if (first === null) return
-    cut = overAllowance(first, maxResets)
-    socket.unshift(cut === undefined ? first : first.subarray(0, cut))
-  })
+  // The dispatch hands the socket to Node's listener right after this, and that listener makes the
+  // session and emits 'session' in the same 'connection' event, before the session reads.
+  let overAt: number | undefined
+  const firstRead = (bytes: Buffer) => void (overAt = overAllowance(bytes, maxResets))
   server.on("session", (session: http2.ServerHttp2Session) => {
     let resets = 0
     let at = Date.now()
-    let ended = cut !== undefined
-    // Ended once it has read what was kept (not before: a session closed with no stream is
-    // destroyed, under the read Node has still to make), not when its streams are counted: the
-    // allowance refills while they are.
-    if (cut !== undefined) setImmediate(() => session.destroyed || endSession(session, http2.constants.NGHTTP2_ENHANCE_YOUR_CALM))
-    cut = undefined
+    let ended = overAt !== undefined
+    if (overAt !== undefined) {
+      // GOAWAY before the session reads (nghttp2 has no limit of its own once one is submitted), the
+      // close once it has (a session closed with no stream is destroyed, under the read to come).
+      session.goaway(http2.constants.NGHTTP2_ENHANCE_YOUR_CALM, overAt)
+      setImmediate(() => session.destroyed || endSession(session, http2.constants.NGHTTP2_ENHANCE_YOUR_CALM))
+    }
+    overAt = undefined
     const reset = () => {
       if (ended) return
       const now = Date.now()
@@ -105,4 +101,5 @@ export const limitStreamResets = (server: http2.Http2Server, maxResets: number) 
       else stream.once("aborted", reset)
     })
   })
+  return firstRead
 }
