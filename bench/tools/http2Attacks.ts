@@ -11,8 +11,12 @@
  *   from another connection, how many were answered (404), refused (503) or not answered in 15 s;
  *   our process also with API_TOKEN set, the attacker and the caller both carrying it.
  *
+ * - issue 61's rapid reset (`leftOpenStorm`), alone with `ending`: 16 connections leaving every
+ *   connection the server ends open and unread, 20 s; connections still open 3 s after it.
+ *
  * Usage (after npm run build and tsc -p tsconfig.bench.json, from the repository's root):
  *   node dist/bench/bench/tools/http2Attacks.js [seconds per storm, default 5]
+ *   node dist/bench/bench/tools/http2Attacks.js 20 ending
  * Only 127.0.0.1; every attack is bounded in time (the attacker stops itself after `seconds` + 60).
  */
 import { spawn } from "node:child_process"
@@ -114,6 +118,34 @@ const resetStorm = async (server: Started, urls: ReadonlyArray<string>, connecti
   }
 }
 
+/**
+ * Issue 61's rapid reset: `connections` attackers for `attackSeconds`, headers HPACK-encoded as a
+ * client's encoder sends them, each leaving every connection the server ends open and unread and
+ * opening another. Afterwards: how many of its connections the server has not closed 3 s after the
+ * attack stopped, and the worst `/healthz` of another port during it.
+ */
+const leftOpenStorm = async (server: Started, urls: ReadonlyArray<string>, connections: number, attackSeconds: number) => {
+  const attacker = attack({
+    mode: "reset", url: urls[0], connections, reconnect: true, leaveOpen: true, compact: true, lingerMillis: 3_000,
+    maxMillis: attackSeconds * 1000
+  })
+  const probing = probeWhile(urls[1]!, sleep(attackSeconds * 1000))
+  await sleep(attackSeconds * 1000)
+  const report = await attacker.stop()
+  const health = await probing
+  const goaways = attacker.lines.filter((l) => l.session !== undefined && l.goaway !== null).map((l) => l.goaway.code)
+  const codes: Record<string, number> = {}
+  for (const code of goaways) codes[code] = (codes[code] ?? 0) + 1
+  return {
+    server: server.name,
+    attack: `${connections} connections, ${attackSeconds} s, ended ones left open`,
+    connectionsOpened: report.sessions,
+    stillOpen3sAfter: report.lingered.open,
+    goawayCodes: codes,
+    otherPortHealthz: health
+  }
+}
+
 const slowBodies = async (server: Started, url: string, connections: number, streams: number, withToken: boolean) => {
   const headers = withToken ? { authorization: `Bearer ${token}` } : {}
   const attacker = attack({
@@ -177,7 +209,19 @@ const run = async (made: { server: Started; urls: ReadonlyArray<string> }, withT
   }
 }
 
-await run(await bareProcess(), false, true)
-await run(await ourProcess("ours", {}), false, true)
-await run(await ourProcess("ours, API_TOKEN set", { API_TOKEN: token }), true, false)
+if (process.argv[3] === "ending") {
+  // Issue 61's rapid reset alone, 20 s unless `seconds` says otherwise.
+  const attackSeconds = process.argv[2] === undefined ? 20 : seconds
+  for (const made of [await bareProcess(), await ourProcess("ours", {})]) {
+    try {
+      results.push(await leftOpenStorm(made.server, made.urls, 16, attackSeconds))
+    } finally {
+      await stop(made.server)
+    }
+  }
+} else {
+  await run(await bareProcess(), false, true)
+  await run(await ourProcess("ours", {}), false, true)
+  await run(await ourProcess("ours, API_TOKEN set", { API_TOKEN: token }), true, false)
+}
 for (const result of results) console.log(JSON.stringify(result))

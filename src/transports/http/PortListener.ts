@@ -3,8 +3,9 @@ import * as http from "node:http"
 import * as http2 from "node:http2"
 import * as net from "node:net"
 import { closeQuietSessions, withStreamDeadline } from "./Http2Limits.js"
+import { destroyEndedSessions } from "./EndingSessions.js"
 import { closeWhenIdle, noteAnswers } from "./IdleTimeout.js"
-import { limitStreamResets } from "./StreamResets.js"
+import { limitStreamResets, startAfterRead } from "./StreamResets.js"
 
 export type Request = http.IncomingMessage | http2.Http2ServerRequest
 export type Response = http.ServerResponse | http2.Http2ServerResponse
@@ -53,7 +54,12 @@ const h2Preface = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
  * Hands a new connection to the HTTP/1.1 or the cleartext HTTP/2 server, decided by its first
  * bytes: gRPC and HTTP/2 Connect clients open with the HTTP/2 preface, everything else is HTTP/1.1.
  */
-const dispatchByPreface = (h1: http.Server, h2: http2.Http2Server, firstBytesMillis: number) => (socket: net.Socket) => {
+const dispatchByPreface = (
+  h1: http.Server,
+  h2: http2.Http2Server,
+  firstBytesMillis: number,
+  h2FirstRead: (bytes: Buffer) => void
+) => (socket: net.Socket) => {
   let received = Buffer.alloc(0)
   // A connection that never says anything would otherwise hold its slot forever. A deadline, not
   // an inactivity timeout: one that dribbles the HTTP/2 preface a byte at a time must not restart it.
@@ -68,6 +74,7 @@ const dispatchByPreface = (h1: http.Server, h2: http2.Http2Server, firstBytesMil
     clearTimeout(deadline)
     socket.pause()
     socket.unshift(received)
+    if (isH2) h2FirstRead(received)
     // Both servers read what was unshifted before they read from the socket's handle; resuming the
     // socket here would let the JavaScript stream consume bytes that the HTTP/2 session never sees.
     ;(isH2 ? h2 : h1).emit("connection", socket)
@@ -115,8 +122,10 @@ export const listen = (handler: RequestHandler, options: ListenOptions) =>
       // connections take RSS from 128 to 594 MiB. Streams over the limit get REFUSED_STREAM.
       const h2 = http2.createServer(
         { settings: { maxConcurrentStreams: options.maxStreamsPerConnection } },
-        limitStreamResets(withStreamDeadline(noted, options.requestTimeoutMillis), options.maxStreamResets)
+        startAfterRead(withStreamDeadline(noted, options.requestTimeoutMillis))
       )
+      const h2FirstRead = limitStreamResets(h2, options.maxStreamResets)
+      destroyEndedSessions(h2)
       closeWhenIdle(h1, h2, options.idleTimeoutMillis)
       closeQuietSessions(h2, options)
       const sockets = new Set<net.Socket>()
@@ -125,7 +134,7 @@ export const listen = (handler: RequestHandler, options: ListenOptions) =>
         sessions.add(session)
         session.on("close", () => sessions.delete(session))
       })
-      const dispatch = dispatchByPreface(h1, h2, options.headersTimeoutMillis)
+      const dispatch = dispatchByPreface(h1, h2, options.headersTimeoutMillis, h2FirstRead)
       const tcp = net.createServer((socket) => {
         sockets.add(socket)
         socket.on("close", () => sockets.delete(socket))

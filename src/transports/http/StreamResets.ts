@@ -1,4 +1,5 @@
 import * as http2 from "node:http2"
+import { endSession } from "./EndingSessions.js"
 import type { RequestHandler } from "./PortListener.js"
 
 /*
@@ -20,52 +21,85 @@ import type { RequestHandler } from "./PortListener.js"
  *
  * A reset counts when the client ends a stream whose answer the server has not finished (Node's
  * 'aborted'): the server's own resets come after its answer (Http2Limits.ts, BodyWaitLimit.ts).
+ * Counted on the session, not the request: the bytes a connection's first read brought (read by
+ * PortListener's dispatch, handed to the session whole) are processed in one call, so their streams
+ * are opened, reset and destroyed before their 'stream' event, and no longer name their session.
+ * Left to the request, those resets went uncounted, and nghttp2's own limit ended most attacking
+ * connections, as INTERNAL_ERROR, which Node does not tell (EndingSessions.ts).
  */
-
-interface Allowance {
-  resets: number
-  at: number
-  ended: boolean
-}
-
-/** How long a session told ENHANCE_YOUR_CALM has to close by itself before it is destroyed. */
-const calmGraceMillis = 1_000
 
 /**
  * Wraps the HTTP/2 request handler: a request starts after the read that brought it, unless its
- * stream is already gone; a session whose client resets more than `maxResets` streams in a burst
- * (refilled at `maxResets / 10` a second) is sent GOAWAY ENHANCE_YOUR_CALM and closed.
+ * stream is already gone.
  */
-export const limitStreamResets = (handler: RequestHandler, maxResets: number): RequestHandler => {
-  const allowances = new WeakMap<http2.Http2Session, Allowance>()
+export const startAfterRead = (handler: RequestHandler): RequestHandler => (request, response) => {
+  if (!(request instanceof http2.Http2ServerRequest)) return handler(request, response)
+  const stream = request.stream
+  setImmediate(() => {
+    if (stream.destroyed || stream.closed) return
+    handler(request, response)
+  })
+}
+
+/** What an HTTP/2 client with prior knowledge sends first (RFC 9113 §3.4). */
+const prefaceBytes = 24
+const rstStream = 3
+
+/**
+ * The stream of the frame that holds reset number `maxResets + 1` in a connection's first `bytes`,
+ * if there is one. nghttp2 takes these bytes in one call, and its own limit would fire inside it
+ * (INTERNAL_ERROR), before any count of ours: a session that is over before it starts is told
+ * ENHANCE_YOUR_CALM before it reads them.
+ */
+const overAllowance = (bytes: Buffer, maxResets: number) => {
+  let resets = 0
+  let at = prefaceBytes
+  while (at + 9 <= bytes.length) {
+    const end = at + 9 + bytes.readUIntBE(at, 3)
+    if (end > bytes.length) return undefined
+    if (bytes[at + 3] === rstStream && ++resets > maxResets) return bytes.readUInt32BE(at + 5) & 0x7fffffff
+    at = end
+  }
+  return undefined
+}
+
+/**
+ * Counts the resets of every session of `server`; a session whose client resets more than
+ * `maxResets` streams in a burst (refilled at `maxResets / 10` a second) is sent GOAWAY
+ * ENHANCE_YOUR_CALM and ended. Returns what the dispatch is to be told of the bytes a
+ * connection's first read brought, before it hands them to the HTTP/2 server.
+ */
+export const limitStreamResets = (server: http2.Http2Server, maxResets: number) => {
   const refillPerMilli = maxResets / 10_000
-  const reset = (session: http2.Http2Session) => {
-    const now = Date.now()
-    let allowance = allowances.get(session)
-    if (allowance === undefined) allowances.set(session, allowance = { resets: 0, at: now, ended: false })
-    if (allowance.ended) return
-    allowance.resets = Math.max(0, allowance.resets - (now - allowance.at) * refillPerMilli) + 1
-    allowance.at = now
-    if (allowance.resets <= maxResets) return
-    allowance.ended = true
-    // GOAWAY first, then close: `destroy` with a code of its own sent NO_ERROR in Node 20. The
-    // streams still open are the client's to finish; the grace bounds a client that does not.
-    session.goaway(http2.constants.NGHTTP2_ENHANCE_YOUR_CALM)
-    session.close()
-    setTimeout(() => session.destroy(), calmGraceMillis).unref()
-  }
-  return (request, response) => {
-    if (!(request instanceof http2.Http2ServerRequest)) return handler(request, response)
-    const stream = request.stream
-    // Read now: a destroyed stream no longer names its session.
-    const session = stream.session
-    if (session === undefined) return
-    // Counted as the RST_STREAM is read (Node emits 'aborted' from inside that frame), so the
-    // GOAWAY can come before nghttp2's own limit ends the connection as an INTERNAL_ERROR.
-    stream.once("aborted", () => reset(session))
-    setImmediate(() => {
-      if (stream.destroyed || stream.closed) return
-      handler(request, response)
+  // The dispatch hands the socket to Node's listener right after this, and that listener makes the
+  // session and emits 'session' in the same 'connection' event, before the session reads.
+  let overAt: number | undefined
+  const firstRead = (bytes: Buffer) => void (overAt = overAllowance(bytes, maxResets))
+  server.on("session", (session: http2.ServerHttp2Session) => {
+    let resets = 0
+    let at = Date.now()
+    let ended = overAt !== undefined
+    if (overAt !== undefined) {
+      // GOAWAY before the session reads (nghttp2 has no limit of its own once one is submitted), the
+      // close once it has (a session closed with no stream is destroyed, under the read to come).
+      session.goaway(http2.constants.NGHTTP2_ENHANCE_YOUR_CALM, overAt)
+      setImmediate(() => session.destroyed || endSession(session, http2.constants.NGHTTP2_ENHANCE_YOUR_CALM))
+    }
+    overAt = undefined
+    const reset = () => {
+      if (ended) return
+      const now = Date.now()
+      resets = Math.max(0, resets - (now - at) * refillPerMilli) + 1
+      at = now
+      if (resets <= maxResets) return
+      ended = true
+      endSession(session, http2.constants.NGHTTP2_ENHANCE_YOUR_CALM)
+    }
+    session.on("stream", (stream: http2.ServerHttp2Stream) => {
+      // Reset in the read that opened it: 'aborted' has been and gone.
+      if (stream.aborted) reset()
+      else stream.once("aborted", reset)
     })
-  }
+  })
+  return firstRead
 }

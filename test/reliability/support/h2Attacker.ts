@@ -20,6 +20,13 @@ export interface AttackOptions {
   /** reset: streams per connection at most, and whether to reconnect after GOAWAY. */
   readonly maxStreams?: number
   readonly reconnect?: boolean
+  /** reset: streams per write; on GOAWAY, leave the old connection open and unread, and after the attack report how many the server left open, for `lingerMillis`. */
+  readonly batch?: number
+  readonly leaveOpen?: boolean
+  readonly lingerMillis?: number
+  /** reset: headers HPACK-encoded as a client's encoder would (about 57 octets a stream), the preface with the first batch. */
+  readonly compact?: boolean
+  readonly together?: boolean
   readonly token?: string
   /** The attacker stops by itself after this long, whatever happens. */
   readonly maxMillis: number
@@ -36,6 +43,13 @@ export interface ResetSessionReport {
   readonly session: number
   readonly sent: number
   readonly goaway: { readonly code: number; readonly lastStreamId: number } | null
+}
+
+/** A `leaveOpen` attack's connections after it: how many the server had not closed, `afterMillis` after it stopped. */
+export interface Lingered {
+  readonly connections: number
+  readonly open: number
+  readonly afterMillis: number
 }
 
 export interface Attacker {

