@@ -45,6 +45,8 @@ interface Watched {
   /** This quiet spell has had its PING. */
   probed: boolean
   pingedAt: number | undefined
+  /** A look has found the ACK late; the next destroys the session if it is still missing. */
+  overdue: boolean
 }
 
 const bytesRead = (session: http2.Http2Session) => session.socket?.bytesRead ?? 0
@@ -52,7 +54,11 @@ const bytesRead = (session: http2.Http2Session) => session.socket?.bytesRead ?? 
 const look = (watched: Watched, now: number) => {
   const { session } = watched
   if (watched.pingedAt !== undefined) {
-    if (now - watched.pingedAt > ackMillis) session.destroy()
+    if (now - watched.pingedAt <= ackMillis) return
+    // Timers run before the reads of the same turn of the event loop: after a stall of this
+    // process, an ACK that has arrived is still unread. It gets one more turn before it counts as missing.
+    if (watched.overdue) session.destroy()
+    watched.overdue = true
     return
   }
   const read = bytesRead(session)
@@ -65,6 +71,7 @@ const look = (watched: Watched, now: number) => {
   watched.probed = true
   const sent = session.ping((error) => {
     watched.pingedAt = undefined
+    watched.overdue = false
     if (error !== null || session.destroyed) return
     const after = bytesRead(session)
     // More than the ACK arrived with it: the client said something new, a quiet spell to come.
@@ -86,7 +93,7 @@ export const destroyEndedSessions = (server: http2.Http2Server) => {
     for (const entry of watched) look(entry, now)
   }
   server.on("session", (session: http2.ServerHttp2Session) => {
-    const entry: Watched = { session, open: 0, bytesRead: 0, probed: false, pingedAt: undefined }
+    const entry: Watched = { session, open: 0, bytesRead: 0, probed: false, pingedAt: undefined, overdue: false }
     watched.add(entry)
     timer ??= setInterval(lookAll, checkMillis).unref()
     const closed = () => entry.open--
