@@ -39,6 +39,12 @@ const until = (test: () => boolean, what: () => string) =>
     return test()
   }).pipe(Effect.flatMap((held) => (held ? Effect.void : Effect.dieMessage(`not within ${ceiling} ms: ${what()}`))))
 
+/**
+ * Long enough for a connection with no request yet to count as one that has had time to make it
+ * (ConnectionPlaces.ts, 1 s); a connection's age only grows, so a busy machine cannot break this.
+ */
+const pastYoung = Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 1_100)))
+
 /** The GOAWAY frames (type 7) in what a raw HTTP/2 client received: [error code, last stream id]. */
 const goaways = (bytes: Buffer) => {
   const found: Array<[number, number]> = []
@@ -82,6 +88,8 @@ describe("connection places: the one worth least makes room", () => {
       busy.socket.write("GET /hang HTTP/1.1\r\nhost: a\r\n\r\n")
       yield* reach("/hang")
 
+      // A connection with no request yet goes first once it has had time to make one (ConnectionPlaces.ts).
+      yield* pastYoung
       const all = { idle, awaiting, prefaceOnly, busy }
       const open = () => Object.entries(all).filter(([, c]) => !c.isClosed()).map(([name]) => name)
       const newcomers: Array<{ readonly isClosed: () => boolean; readonly socket: net.Socket }> = []
@@ -168,6 +176,8 @@ describe(`connection places, against the four ports (MAX_CONNECTIONS=${maxConnec
           const attackers = yield* Effect.all(["127.0.0.2", "127.0.0.3"].map((localAddress) =>
             filled({ url, connections: perAddress, localAddress, stream, everyMillis: 1_000, maxMillis: 2 * ceiling }, perAddress)
           ))
+          // Theirs, not yet having made a request, now count as worth less than an idle caller's.
+          yield* pastYoung
           const call = yield* h2GetOnNewConnection(url, `/orgs/${randomUUID()}`)
           const health = yield* Effect.promise(() => healthzOnNewConnection(url, ceiling))
           const endingsOf = (lines: ReadonlyArray<SlowConnectionsReport>) =>

@@ -11,11 +11,15 @@ import type { RequestHandler } from "./PortListener.js"
  * Envoy's overload manager does (it closes the connections that cost most, not the next one to
  * arrive): it closes the connection worth least, in this order:
  *
- * 1. one that has not yet made its first request (HTTP/2: preface, but no stream yet), the one
- *    connected longest first: an honest client sends its request within a round trip;
+ * 1. one that has not yet made its first request (HTTP/2: preface, but no stream yet) though
+ *    connected for `youngMillis`, the one connected longest first: an honest client sends its
+ *    request within a round trip;
  * 2. one whose calls are all still waiting for their body, the one waiting longest first (the
  *    bodies an attacker dribbles are always the oldest; an honest one arrives within a round trip);
- * 3. one with no call open, the one idle longest first.
+ * 3. one with no call open, the one idle longest first;
+ * 4. only then one connected less than `youngMillis` ago that has made no request yet: otherwise a
+ *    client reconnecting at once whenever it is closed would close every new connection before its
+ *    first request, an honest caller's among them, and never one of the places it holds.
  *
  * A connection answering a call is never closed to make room; when every one is, the new one is
  * refused as before. An HTTP/2 connection is sent GOAWAY NO_ERROR naming the last stream it took
@@ -35,6 +39,9 @@ import type { RequestHandler } from "./PortListener.js"
 /** How long a connection told to go may take to close by itself before it is destroyed. */
 const closingGraceMillis = 1_000
 
+/** A connection this new has had no time to make its first request yet (many round trips, a busy machine's pauses). */
+const youngMillis = 1_000
+
 class Place {
   /** The state set the place is in (first request not made, only bodies awaited, idle); none when busy or gone. */
   in: Set<Place> | undefined = undefined
@@ -43,6 +50,7 @@ class Place {
   gone = false
   calls = 0
   awaiting = 0
+  readonly since = Date.now()
   constructor(readonly socket: net.Socket, readonly address: string, readonly key: string) {}
 }
 
@@ -125,12 +133,16 @@ export const connectionPlaces = (options: PlacesOptions) => {
     bySession.set(session, place)
   }
 
+  const leastWorth = () => {
+    const silent = beforeFirstRequest.values().next().value
+    const stale = silent !== undefined && Date.now() - silent.since >= youngMillis ? silent : undefined
+    return stale ?? awaitingBodies.values().next().value ?? idle.values().next().value ?? silent
+  }
+
   const admit = (socket: net.Socket): boolean => {
     const address = socket.remoteAddress ?? ""
     const ofAddress = perAddress.get(address) ?? 0
-    const worthLeast = held.size < options.max
-      ? undefined
-      : beforeFirstRequest.values().next().value ?? awaitingBodies.values().next().value ?? idle.values().next().value
+    const worthLeast = held.size < options.max ? undefined : leastWorth()
     if ((perAddressBound && ofAddress >= options.maxPerAddress) || (held.size >= options.max && worthLeast === undefined)) {
       socket.destroy()
       return false
