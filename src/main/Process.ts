@@ -56,6 +56,7 @@ export const servePort = <R, Rpcs extends Rpc.Any>(service: ServicePort<R, Rpcs>
       port,
       shutdownGraceMillis: settings.shutdownGraceMillis,
       maxConnections: settings.maxConnections,
+      maxConnectionsPerAddress: settings.maxConnectionsPerAddress,
       headersTimeoutMillis: settings.headersTimeoutMillis,
       requestTimeoutMillis: settings.requestTimeoutMillis,
       idleTimeoutMillis: settings.idleTimeoutMillis,

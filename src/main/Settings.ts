@@ -43,6 +43,8 @@ export interface SettingsValues {
   readonly schemaAccessRatePerAddress: number
   readonly corsOrigins: ReadonlyArray<string>
   readonly maxConnections: number
+  /** Of MAX_CONNECTIONS, the places one peer address may hold on a port (0, or all of them: no bound). */
+  readonly maxConnectionsPerAddress: number
   readonly headersTimeoutMillis: number
   readonly requestTimeoutMillis: number
   readonly idleTimeoutMillis: number
@@ -94,6 +96,7 @@ const apiToken = Config.option(Config.string("API_TOKEN")).pipe(
 
 const maxRequestsInFlight = positive("MAX_REQUESTS_IN_FLIGHT", 1024)
 const schemaAccessRate = positive("SCHEMA_ACCESS_RATE", 40)
+const maxConnections = positive("MAX_CONNECTIONS", 1024)
 
 export const settings: Config.Config<SettingsValues> = Config.all({
   host: host("HOST", "127.0.0.1"),
@@ -108,7 +111,10 @@ export const settings: Config.Config<SettingsValues> = Config.all({
   schemaAccessRatePerAddress: shareOf("SCHEMA_ACCESS_RATE_PER_ADDRESS", schemaAccessRate, "SCHEMA_ACCESS_RATE", (rate) =>
     Math.max(1, Math.floor(rate / 4))),
   corsOrigins: origins("CORS_ORIGINS"),
-  maxConnections: positive("MAX_CONNECTIONS", 1024),
+  maxConnections,
+  // A quarter by default: one address (one client, or one attacker) leaves three quarters of the port to the rest.
+  maxConnectionsPerAddress: shareOf("MAX_CONNECTIONS_PER_ADDRESS", maxConnections, "MAX_CONNECTIONS", (places) =>
+    Math.max(1, Math.floor(places / 4)), 0),
   headersTimeoutMillis: positive("HEADERS_TIMEOUT_MS", 10_000),
   requestTimeoutMillis: positive("REQUEST_TIMEOUT_MS", 30_000),
   idleTimeoutMillis: positive("IDLE_TIMEOUT_MS", 60_000),

@@ -70,7 +70,10 @@ ${
     ? "  ORG_SERVICE_URL, PROFILE_SERVICE_URL, LICENSE_SERVICE_URL   where the console's browser reaches each\n" +
       "                      service (default: the console's host name at the service's port)\n"
     : ""
-}  MAX_CONNECTIONS     open connections per port (default 1024)
+}  MAX_CONNECTIONS     open connections per port; one more closes the one worth least (no request
+                      yet, then bodies awaited longest, then idle longest) or is refused (default 1024)
+  MAX_CONNECTIONS_PER_ADDRESS of those, the most one client address may hold; more from it are refused;
+                              0: no bound, as behind a balancer (default a quarter of MAX_CONNECTIONS)
   MAX_STREAMS_PER_CONNECTION  concurrent HTTP/2 streams per connection (default 100)
   MAX_REQUESTS_IN_FLIGHT      requests served at once per port; more get unavailable (default 1024)
   MAX_REQUESTS_AWAITING_BODY  of those, requests still receiving their body; one more refuses the

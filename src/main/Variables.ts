@@ -60,21 +60,23 @@ export const positive = (name: string, fallback: number): Config.Config<number> 
   wholeNumber(name, fallback, 1, maxTimerMillis)
 
 /**
- * A count that is a share of another variable's (`whole`, named `wholeName`): from 1 to that value,
- * which the rule names; unset, `fallback` of it, so the default follows the variable it divides.
+ * A count that is a share of another variable's (`whole`, named `wholeName`): from `min` (1 unless
+ * given) to that value, which the rule names; unset, `fallback` of it, so the default follows the
+ * variable it divides.
  */
 export const shareOf = (
   name: string,
   whole: Config.Config<number>,
   wholeName: string,
-  fallback: (wholeValue: number) => number
+  fallback: (wholeValue: number) => number,
+  min = 1
 ): Config.Config<number> =>
   Config.all([whole, Config.option(Config.string(name))]).pipe(
     Config.mapOrFail(([wholeValue, value]) => {
       if (Option.isNone(value) || value.value === "") return Either.right(fallback(wholeValue))
-      const parsed = wholeNumberIn(1, wholeValue)(value.value)
+      const parsed = wholeNumberIn(min, wholeValue)(value.value)
       return parsed === undefined
-        ? Either.left(refusal(name, shown(value.value), `must be a whole number from 1 to ${wholeName} (${wholeValue})`))
+        ? Either.left(refusal(name, shown(value.value), `must be a whole number from ${min} to ${wholeName} (${wholeValue})`))
         : Either.right(parsed)
     })
   )

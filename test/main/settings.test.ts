@@ -60,6 +60,12 @@ const refused: ReadonlyArray<readonly [Record<string, string>, string]> = [
     { SCHEMA_ACCESS_RATE: "100", SCHEMA_ACCESS_RATE_PER_ADDRESS: "1.5" },
     "org: SCHEMA_ACCESS_RATE_PER_ADDRESS=1.5 is not valid: must be a whole number from 1 to SCHEMA_ACCESS_RATE (100)"
   ],
+  // A share of MAX_CONNECTIONS, 0 allowed (no bound per address).
+  [{ MAX_CONNECTIONS_PER_ADDRESS: "-1" }, "org: MAX_CONNECTIONS_PER_ADDRESS=-1 is not valid: must be a whole number from 0 to MAX_CONNECTIONS (1024)"],
+  [
+    { MAX_CONNECTIONS: "100", MAX_CONNECTIONS_PER_ADDRESS: "101" },
+    "org: MAX_CONNECTIONS_PER_ADDRESS=101 is not valid: must be a whole number from 0 to MAX_CONNECTIONS (100)"
+  ],
   [{ MAX_STREAM_RESETS: "5000" }, whole("MAX_STREAM_RESETS", "5000", 1000)],
   [{ MAX_STREAM_RESETS: "0" }, whole("MAX_STREAM_RESETS", "0", 1000)],
   [{ DATABASE_CONNECT_TIMEOUT_MS: "3s" }, whole("DATABASE_CONNECT_TIMEOUT_MS", "3s")],
@@ -191,6 +197,17 @@ describe("settings: what is accepted", () => {
       expect(yield* rates({})).toEqual([40, 10])
       expect(yield* rates({ SCHEMA_ACCESS_RATE: "3" })).toEqual([3, 1])
       expect(yield* rates({ SCHEMA_ACCESS_RATE: "100", SCHEMA_ACCESS_RATE_PER_ADDRESS: "100" })).toEqual([100, 100])
+    }))
+
+  it.effect("MAX_CONNECTIONS_PER_ADDRESS is a quarter of MAX_CONNECTIONS unless set; 0 and all of it are allowed", () =>
+    Effect.gen(function*() {
+      const places = (environment: Record<string, string>) =>
+        read(settings, environment).pipe(Effect.map((read) => [read.maxConnections, read.maxConnectionsPerAddress]))
+      expect(yield* places({})).toEqual([1024, 256])
+      expect(yield* places({ MAX_CONNECTIONS: "10" })).toEqual([10, 2])
+      expect(yield* places({ MAX_CONNECTIONS: "3" })).toEqual([3, 1])
+      expect(yield* places({ MAX_CONNECTIONS_PER_ADDRESS: "0" })).toEqual([1024, 0])
+      expect(yield* places({ MAX_CONNECTIONS: "100", MAX_CONNECTIONS_PER_ADDRESS: "100" })).toEqual([100, 100])
     }))
 
   it.effect("PORT wins over the service's own variable; the all-in-one process reads only its own", () =>

@@ -295,6 +295,7 @@ describe("IDLE_TIMEOUT_MS and a client that reads nothing (HTTP/1.1, the listene
         port: 0,
         shutdownGraceMillis: 100,
         maxConnections: 10,
+        maxConnectionsPerAddress: 0,
         headersTimeoutMillis: 10_000,
         requestTimeoutMillis: 30_000,
         idleTimeoutMillis: idleTimeout,

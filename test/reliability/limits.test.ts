@@ -512,27 +512,31 @@ describe(`slow clients and the connection cap (${testDatabaseKind})`, () => {
         expect(openFor).toBeGreaterThanOrEqual(idleTimeout - 20)
       }))
 
-    it.effect(`at most ${maxConnections} connections are open at once; the port serves again once some close`, () =>
+    it.effect(`at most ${maxConnections} connections are open at once; at the cap a new one is no longer refused but closes the one that has said nothing longest`, () =>
       Effect.gen(function*() {
         const urls = yield* Services
         // The license port: no other test here has connected to it, so no connection of theirs lingers.
         const sockets = yield* Effect.promise(() =>
           Promise.all(Array.from({ length: maxConnections + 5 }, () => rawConnection(urls.license)))
         )
-        // One more, after those: the listener closes it as it arrives (long before the headers
-        // timeout), and by then it has closed the five over the cap in the same way.
+        const stillOpen = () => sockets.filter((raw) => !raw.isClosed()).length
+        // Each one over the cap took the place of an older one that had sent nothing (ConnectionPlaces.ts).
+        yield* Effect.promise(async () => {
+          while (stillOpen() > maxConnections) await new Promise((resolve) => setTimeout(resolve, 10))
+        }).pipe(Effect.timeout(closeCeilingMillis), Effect.orDie)
+        // One more, after those: it is answered, and one more of the silent ones has made room for it.
         const oneMore = yield* Effect.promise(() => rawConnection(urls.license))
-        yield* closed(oneMore)
-        expect(oneMore.received()).toBe("")
-        const open = sockets.filter((raw) => !raw.isClosed())
-        expect(open).toHaveLength(maxConnections)
-
-        // Once some close, the port serves again.
-        for (const raw of open.slice(0, 2)) raw.socket.destroy()
-        yield* Effect.sleep(50)
-        const response = yield* Effect.promise(() => fetch(`${urls.license}/healthz`))
-        expect(response.status).toBe(200)
-        for (const raw of open) raw.socket.destroy()
+        oneMore.socket.write("GET /healthz HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n")
+        yield* Effect.promise(async () => {
+          while (!oneMore.received().includes("{\"status\":\"ok\"}") || stillOpen() > maxConnections - 1) {
+            await new Promise((resolve) => setTimeout(resolve, 10))
+          }
+        }).pipe(Effect.timeout(closeCeilingMillis), Effect.orDie)
+        expect({ answered: /^HTTP\/1\.1 200 /.test(oneMore.received()), silentOpen: stillOpen(), oneMoreOpen: !oneMore.isClosed() })
+          .toEqual({ answered: true, silentOpen: maxConnections - 1, oneMoreOpen: true })
+        // The silent ones closed to make room were closed without a word.
+        for (const raw of sockets.filter((raw) => raw.isClosed())) expect(raw.received()).toBe("")
+        for (const raw of [...sockets, oneMore]) raw.socket.destroy()
       }))
   })
 })
@@ -545,6 +549,7 @@ describe("timeout settings", () => {
         port: 0,
         shutdownGraceMillis: 100,
         maxConnections: 10,
+        maxConnectionsPerAddress: 0,
         headersTimeoutMillis: 10_000,
         requestTimeoutMillis: 5_000,
         idleTimeoutMillis: 60_000,

@@ -30,7 +30,7 @@ interface Waiter {
 }
 
 /** Whether the request's body is still to come: HTTP/2 without END_STREAM on its HEADERS; HTTP/1.1 with a body declared. */
-const awaitsBody = (request: Request): boolean => {
+export const awaitsBody = (request: Request): boolean => {
   if (request instanceof http2.Http2ServerRequest) return !request.stream.endAfterHeaders && !request.complete
   return !request.complete && (Number(request.headers["content-length"] ?? 0) > 0 || request.headers["transfer-encoding"] !== undefined)
 }

@@ -2,6 +2,7 @@ import { Data, Effect } from "effect"
 import * as http from "node:http"
 import * as http2 from "node:http2"
 import * as net from "node:net"
+import { connectionPlaces } from "./ConnectionPlaces.js"
 import { closeQuietSessions, withStreamDeadline } from "./Http2Limits.js"
 import { destroyEndedSessions } from "./EndingSessions.js"
 import { closeWhenIdle, noteAnswers } from "./IdleTimeout.js"
@@ -18,8 +19,10 @@ export interface ListenOptions {
   readonly port: number
   /** How long a shutdown waits for in-flight requests before closing their connections. */
   readonly shutdownGraceMillis: number
-  /** Connections open at once; more are closed as they arrive. */
+  /** Connections open at once; one more closes the one worth least, or is refused (ConnectionPlaces.ts). */
   readonly maxConnections: number
+  /** Of those, the most one peer address may hold (0: no bound); more from it are refused. */
+  readonly maxConnectionsPerAddress: number
   /** Time a client has to send its request's headers (and, on a new connection, its first bytes). */
   readonly headersTimeoutMillis: number
   /** Time a client has to send a whole request (HTTP/1.1, and each HTTP/2 stream). */
@@ -104,7 +107,9 @@ export const listen = (handler: RequestHandler, options: ListenOptions) =>
   Effect.acquireRelease(
     Effect.async<{ readonly port: number; readonly close: () => Promise<void> }, ListenError>((resume) => {
       // Each answer noted against its connection: a connection with one still to make is not idle.
-      const noted = noteAnswers(handler)
+      // And each call against its connection's place, which says how much the connection is worth.
+      const places = connectionPlaces({ max: options.maxConnections, maxPerAddress: options.maxConnectionsPerAddress })
+      const noted = places.track(noteAnswers(handler))
       const h1 = http.createServer({
         // node:http refuses to start with headersTimeout > requestTimeout (REQUEST_TIMEOUT_MS set
         // below the HEADERS_TIMEOUT_MS default, say); the whole request's deadline bounds its headers.
@@ -127,6 +132,7 @@ export const listen = (handler: RequestHandler, options: ListenOptions) =>
       const h2FirstRead = limitStreamResets(h2, options.maxStreamResets)
       destroyEndedSessions(h2)
       closeWhenIdle(h1, h2, options.idleTimeoutMillis)
+      h2.on("session", places.onSession)
       closeQuietSessions(h2, options)
       const sockets = new Set<net.Socket>()
       const sessions = new Set<http2.ServerHttp2Session>()
@@ -136,11 +142,11 @@ export const listen = (handler: RequestHandler, options: ListenOptions) =>
       })
       const dispatch = dispatchByPreface(h1, h2, options.headersTimeoutMillis, h2FirstRead)
       const tcp = net.createServer((socket) => {
+        if (!places.admit(socket)) return
         sockets.add(socket)
         socket.on("close", () => sockets.delete(socket))
         dispatch(socket)
       })
-      tcp.maxConnections = options.maxConnections
 
       const close = async () => {
         tcp.close()

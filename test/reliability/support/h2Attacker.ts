@@ -61,7 +61,28 @@ export interface Attacker {
   readonly stop: () => Promise<any>
 }
 
-export const startAttacker = (options: AttackOptions): Attacker => {
+/** What h2SlowConnections.mjs is told: see that file. */
+export interface SlowConnectionsOptions {
+  readonly url: string
+  readonly connections: number
+  readonly localAddress?: string
+  readonly stream?: boolean
+  readonly everyMillis?: number
+  readonly reconnect?: boolean
+  readonly reconnectAfterMillis?: number
+  readonly maxMillis: number
+}
+
+/** A progress line (or the final report, `done`) of h2SlowConnections.mjs. */
+export interface SlowConnectionsReport {
+  readonly open: number
+  readonly settled: number
+  readonly opened: number
+  readonly endings: Readonly<Record<string, number>>
+  readonly done?: true
+}
+
+const startChild = (script: string, options: object): Attacker => {
   const child = spawn(process.execPath, [script, JSON.stringify(options)], { stdio: ["pipe", "pipe", "inherit"] })
   const lines: Array<any> = []
   const listeners = new Set<() => void>()
@@ -105,3 +126,8 @@ export const startAttacker = (options: AttackOptions): Attacker => {
   }
   return { lines, waitFor, stop }
 }
+
+export const startAttacker = (options: AttackOptions): Attacker => startChild(script, options)
+
+export const startSlowConnections = (options: SlowConnectionsOptions): Attacker =>
+  startChild(fileURLToPath(new URL("./h2SlowConnections.mjs", import.meta.url)), options)

@@ -100,7 +100,8 @@ export const neverEndingRequest = (
 
 /**
  * `GET /healthz` on a new HTTP/1.1 connection: its status, or undefined when the connection was
- * closed without an answer (the listener at MAX_CONNECTIONS closes new ones on arrival).
+ * closed without an answer (a listener with every place busy, or this address at its share, closes
+ * new ones on arrival).
  */
 export const healthzOnNewConnection = (url: string, waitMillis = 2_000) =>
   new Promise<number | undefined>((resolve) => {
