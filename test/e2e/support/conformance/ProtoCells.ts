@@ -64,6 +64,9 @@ const connectCells = versions.flatMap(([protocol, httpVersion]) => [
   connectCell("Connect JSON (connect-node)", protocol, (baseUrl) => createConnectTransport({ baseUrl, httpVersion, idleConnectionTimeoutMs })),
   connectCell("Connect binary (connect-node)", protocol, (baseUrl) =>
     createConnectTransport({ baseUrl, httpVersion, useBinaryFormat: true, idleConnectionTimeoutMs })),
+  // Get and List are NO_SIDE_EFFECTS: this client sends them as HTTP GET (the creates as POST).
+  connectCell("Connect JSON with GET reads (connect-node)", protocol, (baseUrl) =>
+    createConnectTransport({ baseUrl, httpVersion, useHttpGet: true, idleConnectionTimeoutMs })),
   connectCell("gRPC-Web (connect-node)", protocol, (baseUrl) => createGrpcWebTransport({ baseUrl, httpVersion, idleConnectionTimeoutMs }))
 ])
 
