@@ -52,4 +52,4 @@ ENTRYPOINT ["/bin/sh", "-c", "case \"$0\" in \
   esac"]
 CMD ["all"]
 # /readyz of the command's own port, with node (the image has no curl); `migrate` has no port.
-HEALTHCHECK --interval=5s --timeout=3s --start-period=60s --retries=3 CMD ["node", "scripts/healthcheck.mjs"]
+HEALTHCHECK --interval=5s --timeout=10s --start-period=120s --retries=3 CMD ["node", "scripts/healthcheck.mjs"]

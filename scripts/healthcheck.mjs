@@ -29,12 +29,12 @@ const port = Number((command === "all" ? undefined : process.env.PORT) || proces
 const bound = process.env.HOST ?? "127.0.0.1"
 const host = bound === "0.0.0.0" ? "127.0.0.1" : bound === "::" ? "::1" : bound
 
-const probe = request({ host, port, path: "/readyz", timeout: 2500 }, (response) => {
+const probe = request({ host, port, path: "/readyz", timeout: 8000 }, (response) => {
   response.resume()
   if (response.statusCode !== 200) console.error(`healthcheck: /readyz on ${host}:${port} answered ${response.statusCode}`)
   process.exit(response.statusCode === 200 ? 0 : 1)
 })
-probe.on("timeout", () => probe.destroy(new Error("no answer in 2.5 s")))
+probe.on("timeout", () => probe.destroy(new Error("no answer in 8 s")))
 probe.on("error", (error) => {
   console.error(`healthcheck: /readyz on ${host}:${port}: ${error.message}`)
   process.exit(1)
