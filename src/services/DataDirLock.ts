@@ -1,8 +1,10 @@
 import { Data, Effect, Option, type Scope } from "effect"
+import { randomUUID } from "node:crypto"
 import { mkdir, realpath, stat } from "node:fs/promises"
 import { dirname, join, resolve } from "node:path"
 import { attempt, createExclusive, errorCode, type LockOwner, readOwner, removeIfExists } from "./DataDirLockFile.js"
 import { isStale, newOwner, removeStale } from "./DataDirLockOwner.js"
+import { listenForProbes } from "./DataDirLockSocket.js"
 
 /**
  * One process per embedded data directory. PGlite takes no lock of its own, so two processes on
@@ -15,6 +17,10 @@ import { isStale, newOwner, removeStale } from "./DataDirLockOwner.js"
  * stale lock's nonce (again by link, so exactly one process holds it), then check the lock still
  * holds that nonce; nobody else can remove it in between, so the check cannot go out of date. A
  * claimant that dies mid-claim leaves a claim that is itself stale, and is cleared the same way.
+ * Whether an owner is dead is DataDirLockOwner.ts's to say: on this host by its pid, from another
+ * container of the same machine by the socket each owner listens on in the directory, bound before
+ * its lock is created and closed after its lock is removed, so that it answers whenever the lock
+ * names it.
  */
 
 export type { LockOwner } from "./DataDirLockFile.js"
@@ -96,16 +102,17 @@ export const lockDataDir = (dataDir: string): Effect.Effect<void, DataDirLocked 
     yield* makeDirectory(resolve(dataDir)).pipe(Effect.mapError(asUnusable))
     const directory = yield* attempt(() => realpath(dataDir)).pipe(Effect.mapError(asUnusable))
     const lockFile = join(directory, lockFileName)
-    const me = newOwner()
     const held = Effect.acquireRelease(
       Effect.suspend(() =>
         heldHere.has(directory)
-          ? Effect.fail(new DataDirLocked({ dataDir, lockFile, owner: Option.some({ ...me, nonce: "" }) }))
+          ? Effect.fail(new DataDirLocked({ dataDir, lockFile, owner: Option.some({ ...newOwner(), nonce: "" }) }))
           : Effect.sync(() => heldHere.add(directory))
       ),
       () => Effect.sync(() => heldHere.delete(directory))
     )
     yield* held
+    const nonce = randomUUID()
+    const me = newOwner(yield* listenForProbes(directory, nonce), nonce)
 
     for (let round = 0; round < 50; round++) {
       const taken = yield* createExclusive(lockFile, me).pipe(Effect.mapError(asUnusable))
@@ -123,10 +130,10 @@ export const lockDataDir = (dataDir: string): Effect.Effect<void, DataDirLocked 
       }
       const current = yield* readOwner(lockFile).pipe(Effect.mapError(asUnusable))
       if (current._tag === "Missing") continue
-      if (Option.isNone(current.owner) || !isStale(current.owner.value)) {
+      if (Option.isNone(current.owner) || !(yield* isStale(current.owner.value, directory))) {
         return yield* new DataDirLocked({ dataDir, lockFile, owner: current.owner })
       }
-      yield* removeStale(lockFile, current.owner.value, 0).pipe(Effect.mapError(asUnusable))
+      yield* removeStale(lockFile, current.owner.value, me, 0).pipe(Effect.mapError(asUnusable))
     }
     return yield* new DataDirLocked({ dataDir, lockFile, owner: Option.none() })
   })

@@ -13,6 +13,10 @@ export interface LockOwner {
   readonly since: string
   /** The process's start time in clock ticks since boot (Linux), which tells a reused pid apart. */
   readonly started?: string
+  /** The kernel's boot id (Linux): the same in every container of one machine, new at each boot. */
+  readonly boot?: string
+  /** The name, in the data directory, of the socket the owner listens on while it lives. */
+  readonly socket?: string
 }
 
 export const errorCode = (error: unknown): string | undefined =>
@@ -24,16 +28,23 @@ const StoredOwner = Schema.parseJson(Schema.Struct({
   host: Schema.String,
   nonce: Schema.String,
   since: Schema.optional(Schema.Unknown),
-  started: Schema.optional(Schema.Unknown)
+  started: Schema.optional(Schema.Unknown),
+  boot: Schema.optional(Schema.Unknown),
+  socket: Schema.optional(Schema.Unknown)
 }))
 
+/** A socket name as an owner writes it: a plain name, never a path out of the directory. */
+const socketName = /^onboarding\.[0-9a-f-]{36}\.sock$/
+
 const parseOwner = (text: string): Option.Option<LockOwner> =>
-  Option.map(Schema.decodeUnknownOption(StoredOwner)(text), ({ host, nonce, pid, since, started }) => ({
+  Option.map(Schema.decodeUnknownOption(StoredOwner)(text), ({ boot, host, nonce, pid, since, socket, started }) => ({
     pid,
     host,
     nonce,
     since: typeof since === "string" ? since : "",
-    ...(typeof started === "string" ? { started } : {})
+    ...(typeof started === "string" ? { started } : {}),
+    ...(typeof boot === "string" ? { boot } : {}),
+    ...(typeof socket === "string" && socketName.test(socket) ? { socket } : {})
   }))
 
 type Read = { readonly _tag: "Missing" } | { readonly _tag: "Found"; readonly owner: Option.Option<LockOwner> }

@@ -2,7 +2,9 @@ import { Effect, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import { readFileSync } from "node:fs"
 import { hostname } from "node:os"
+import { dirname, join } from "node:path"
 import { createExclusive, errorCode, type LockOwner, readOwner, removeIfExists } from "./DataDirLockFile.js"
+import { bootId, probe } from "./DataDirLockSocket.js"
 
 /*
  * The owners of data directory locks (DataDirLock.ts): this process as one, whether another is
@@ -40,38 +42,59 @@ const isRunning = (owner: LockOwner): boolean => {
 }
 
 /**
- * Another host's process cannot be checked, so its lock is never taken over. A lock with our own
- * pid that is not in `heldHere` (DataDirLock.ts) is a previous run's: a container restarts its process with the
- * same pid.
+ * Whether the owner of a lock in `directory` is gone, so that its lock may be taken over. Where it
+ * wrote this kernel's boot id and the name of the socket it listens on (DataDirLockSocket.ts), the
+ * kernel answers, across containers and host names alike: a connection accepted is a live owner,
+ * one refused a dead one. Otherwise only this host's processes can be checked: another host's lock
+ * is never taken over (it may be another machine's, over a network file system). A lock with our
+ * own pid that is not in `heldHere` (DataDirLock.ts) is a previous run's: a container restarts its
+ * process with the same pid.
  */
-export const isStale = (owner: LockOwner): boolean =>
-  owner.host === hostname() && (owner.pid === process.pid || !isRunning(owner))
+export const isStale = (owner: LockOwner, directory: string): Effect.Effect<boolean> =>
+  Effect.gen(function*() {
+    if (owner.boot !== undefined && owner.boot === bootId && owner.socket !== undefined) {
+      const answer = yield* probe(directory, owner.socket)
+      if (answer !== "unknown") return answer === "gone"
+    }
+    return owner.host === hostname() && (owner.pid === process.pid || !isRunning(owner))
+  })
 
 const ownStart = procStat(process.pid)?.started
 
-export const newOwner = (): LockOwner => ({
+/** This process as an owner; `socket` is the name of the socket it listens on, if it does. */
+export const newOwner = (socket: Option.Option<string> = Option.none(), nonce = randomUUID()): LockOwner => ({
   pid: process.pid,
   host: hostname(),
-  nonce: randomUUID(),
+  nonce,
   since: new Date().toISOString(),
-  ...(ownStart === undefined ? {} : { started: ownStart })
+  ...(ownStart === undefined ? {} : { started: ownStart }),
+  ...(bootId === undefined ? {} : { boot: bootId }),
+  ...Option.match(socket, { onNone: () => ({}), onSome: (name) => ({ socket: name }) })
 })
 
-/** Removes `file` if it still holds `stale`, racing safely with others doing the same. */
-export const removeStale = (file: string, stale: LockOwner, depth: number): Effect.Effect<void, unknown> =>
+/**
+ * Removes `file` if it still holds `stale` (and the socket file `stale` left), racing safely with
+ * others doing the same. `me` claims it: this process as the owner it will be, socket included, so
+ * that a claimant in another container can be judged as an owner is.
+ */
+export const removeStale = (file: string, stale: LockOwner, me: LockOwner, depth: number): Effect.Effect<void, unknown> =>
   Effect.gen(function*() {
+    const directory = dirname(file)
     const claim = `${file}.claim-${stale.nonce}`
-    if (yield* createExclusive(claim, newOwner())) {
+    if (yield* createExclusive(claim, me)) {
       const current = yield* readOwner(file)
       if (current._tag === "Found" && Option.exists(current.owner, (owner) => owner.nonce === stale.nonce)) {
         yield* removeIfExists(file)
+        if (stale.socket !== undefined) yield* removeIfExists(join(directory, stale.socket))
       }
       return yield* removeIfExists(claim)
     }
     const claimant = yield* readOwner(claim)
     if (claimant._tag === "Missing") return
     const owner = claimant.owner
-    if (Option.isSome(owner) && isStale(owner.value) && depth < 8) return yield* removeStale(claim, owner.value, depth + 1)
+    if (Option.isSome(owner) && depth < 8 && (yield* isStale(owner.value, directory))) {
+      return yield* removeStale(claim, owner.value, me, depth + 1)
+    }
     // A live process is taking it over (a matter of microseconds), or a claim we cannot judge.
     yield* Effect.sleep(depth < 8 && Option.isSome(owner) ? "20 millis" : "200 millis")
   })
