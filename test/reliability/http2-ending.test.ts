@@ -8,6 +8,7 @@ import { Services } from "../support/Services.js"
 import { inProcessServers } from "../support/InProcessServers.js"
 import { testDatabaseKind } from "../support/TestDatabase.js"
 import { type Lingered, type ResetSessionReport, startAttacker } from "./support/h2Attacker.js"
+import { clientMagic, frame } from "./support/h2Frames.mjs"
 import { h2Session } from "./support/slowStreams.js"
 
 /*
@@ -49,15 +50,7 @@ const rawConnection = (url: string, frames: Buffer, ceilingMillis: number) =>
     socket.on("close", () => done(true))
   })
 
-const frame = (type: number, flags: number, stream: number, payload = Buffer.alloc(0)) => {
-  const header = Buffer.alloc(9)
-  header.writeUIntBE(payload.length, 0, 3)
-  header[3] = type
-  header[4] = flags
-  header.writeUInt32BE(stream, 5)
-  return Buffer.concat([header, payload])
-}
-const preface = Buffer.concat([Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"), frame(4, 0, 0)])
+const preface = Buffer.concat([clientMagic, frame(4, 0, 0)])
 
 const h2Get = (session: http2.ClientHttp2Session, path: string) =>
   new Promise<number | string>((resolve) => {

@@ -10,6 +10,7 @@ import { CreateOrgRequestSchema, OrgService } from "../../src/gen/org/v1beta1/or
 import { Services } from "../support/Services.js"
 import { inProcessServers } from "../support/InProcessServers.js"
 import { testDatabaseKind } from "../support/TestDatabase.js"
+import { clientMagic, frame } from "./support/h2Frames.mjs"
 import { connectStream, envelope, grpcJsCall, protoBytes, rawHttp } from "./support/wire.js"
 import {
   h2Session,
@@ -186,15 +187,7 @@ describe(`HTTP/2 streams: request timeout, stream cap, quiet sessions (${testDat
     it.effect("a connection that sends PINGs or an unfinished HEADERS, but never a whole request, is closed after HEADERS_TIMEOUT_MS", () =>
       Effect.gen(function*() {
         const urls = yield* Services
-        const frame = (type: number, flags: number, stream: number, payload: Buffer) => {
-          const header = Buffer.alloc(9)
-          header.writeUIntBE(payload.length, 0, 3)
-          header[3] = type
-          header[4] = flags
-          header.writeUInt32BE(stream, 5)
-          return Buffer.concat([header, payload])
-        }
-        const preface = Buffer.concat([Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"), frame(4, 0, 0, Buffer.alloc(0))])
+        const preface = Buffer.concat([clientMagic, frame(4, 0, 0)])
         const ping = frame(6, 0, 0, Buffer.alloc(8))
         // HPACK: :method POST, :scheme http, :path /, then literal `x: y` fields, one per frame.
         const headers = frame(1, 0, 1, Buffer.from([0x83, 0x86, 0x84]))

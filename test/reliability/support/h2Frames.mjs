@@ -1,6 +1,7 @@
 // HTTP/2 written frame by frame, for the raw attackers run as child processes (plain JavaScript:
-// a child starts with `node` alone, no compiler). No HTTP/2 library: what goes on the wire is
-// exactly what is written here.
+// a child starts with `node` alone, no compiler) and for the tests that write frames themselves
+// (h2Frames.d.mts gives them the types). No HTTP/2 library: what goes on the wire is exactly what
+// is written here; header blocks are h2Hpack.mjs's.
 import * as net from "node:net"
 
 export const frame = (type, flags, stream, payload = Buffer.alloc(0)) => {
@@ -18,29 +19,16 @@ export const u32 = (value) => {
   return bytes
 }
 
+/** What every HTTP/2 connection opens with, before the client's SETTINGS. */
+export const clientMagic = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
+
 // A large window, so that the server's answers never wait on our flow control; no HPACK dynamic
 // table (SETTINGS_HEADER_TABLE_SIZE 0), so that every :status arrives readable.
 export const preface = Buffer.concat([
-  Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"),
+  clientMagic,
   frame(4, 0, 0, Buffer.from([0, 4, ...u32(1 << 24), 0, 1, ...u32(0)])),
   frame(8, 0, 0, u32(1 << 30))
 ])
-
-// HPACK, literal fields without indexing and without Huffman: what any decoder must accept.
-const literal = (name, value) => {
-  if (name.length > 126 || value.length > 126) throw new Error(`field too long for this encoder: ${name}`)
-  return Buffer.concat([Buffer.from([0x00, name.length]), Buffer.from(name), Buffer.from([value.length]), Buffer.from(value)])
-}
-
-export const headerBlock = (authority, method, path, token) =>
-  Buffer.concat([
-    literal(":method", method),
-    literal(":scheme", "http"),
-    literal(":path", path),
-    literal(":authority", authority),
-    ...(method === "GET" ? [] : [literal("content-type", "application/json")]),
-    ...(token === undefined ? [] : [literal("authorization", `Bearer ${token}`)])
-  ])
 
 /** Reads frames off a socket: calls `onFrame(type, flags, stream, payload)` for each. */
 export const frameReader = (socket, onFrame) => {
@@ -57,14 +45,15 @@ export const frameReader = (socket, onFrame) => {
 }
 
 /**
- * A connection to `target` (a URL) from `localAddress` (optional): sends the preface, answers the
- * server's SETTINGS and PINGs as any client must, notes its GOAWAY, whether the server sent
- * anything at all, and calls `onFrame` for every frame; `onPingAck(payload)` for PING acks.
+ * A connection to `target` (a URL) from `localAddress` (optional): sends the preface (unless
+ * `prefaceLater`: then the caller does), answers the server's SETTINGS and PINGs as any client
+ * must, notes its GOAWAY, whether the server sent anything at all, and calls `onFrame` for every
+ * frame; `pinged` waits on its PING acks.
  */
-export const connection = (target, localAddress, onFrame = () => {}) => {
+export const connection = (target, localAddress, onFrame = () => {}, prefaceLater = false) => {
   const state = { goaway: undefined, closed: false, heard: false, socket: undefined, pingAcks: [] }
   const socket = net.connect({ port: Number(target.port), host: target.hostname, ...(localAddress ? { localAddress } : {}) }, () =>
-    socket.write(preface))
+    prefaceLater || socket.write(preface))
   state.socket = socket
   socket.setNoDelay(true)
   socket.on("error", () => {})

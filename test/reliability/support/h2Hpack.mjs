@@ -1,5 +1,5 @@
-// HPACK for the raw HTTP/2 attacker (h2RawAttacker.mjs): header blocks written by hand, and the
-// :status of a server's answer read back. Plain JavaScript, as the attacker is.
+// HPACK for the raw HTTP/2 attackers (h2RawAttacker.mjs, h2SlowConnections.mjs): header blocks
+// written by hand, and the :status of a server's answer read back. Plain JavaScript, as they are.
 
 // HPACK, literal fields without indexing and without Huffman: what any decoder must accept.
 const literal = (name, value) => {
@@ -15,7 +15,6 @@ export const literalBlock = (method, path, authority, token) =>
     ...(method === "GET" ? [] : [literal("content-type", "application/json")]),
     ...(token === undefined ? [] : [literal("authorization", `Bearer ${token}`)])
   ])
-
 
 // With `compact`, headers as a client with an HPACK encoder sends them (a stream in about 57 octets
 // instead of 127): `:method GET` and `:scheme http` from the static table, `:authority` indexed

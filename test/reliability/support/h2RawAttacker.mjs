@@ -11,83 +11,25 @@
 //   mode "slowBody": each connection opens `streams` streams (POST unless `method` says) and sends one body byte per
 //                    stream every `everyMillis`, never END_STREAM.
 //
-// Every loop is bounded: `maxMillis` ends the run whatever happens, and "stop" on stdin ends it
-// early (a closed stdin does not: a run by hand may have none). Progress lines and the final report are JSON on stdout, one object per line.
-import * as net from "node:net"
+// Every loop is bounded, and the run stops, as childRun.mjs says.
+import { options, report, started, stopped, stopping, target } from "./childRun.mjs"
+import { connection as h2Connection, frame, preface, u32 } from "./h2Frames.mjs"
 import { compactHeaderBlock, literalBlock, statusOf } from "./h2Hpack.mjs"
-
-const options = JSON.parse(process.argv[2] ?? "{}")
-const target = new URL(options.url)
-const started = Date.now()
-
-const frame = (type, flags, stream, payload = Buffer.alloc(0)) => {
-  const header = Buffer.alloc(9)
-  header.writeUIntBE(payload.length, 0, 3)
-  header[3] = type
-  header[4] = flags
-  header.writeUInt32BE(stream, 5)
-  return Buffer.concat([header, payload])
-}
-const u32 = (value) => {
-  const bytes = Buffer.alloc(4)
-  bytes.writeUInt32BE(value)
-  return bytes
-}
-
-// A large window, so that the server's answers (503 bodies, say) never wait on our flow control;
-// no HPACK dynamic table (SETTINGS_HEADER_TABLE_SIZE 0), so that every :status arrives readable.
-const preface = Buffer.concat([
-  Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"),
-  frame(4, 0, 0, Buffer.from([0, 4, ...u32(1 << 24), 0, 1, ...u32(0)])),
-  frame(8, 0, 0, u32(1 << 30))
-])
 
 const randomId = () => crypto.randomUUID()
 const headerBlock = (method, path) => literalBlock(method, path, target.host, options.token)
 const compactBlock = (path, first) => compactHeaderBlock(path, first, target.host)
 
-/** Reads frames off a socket: calls `onFrame(type, flags, stream, payload)` for each. */
-const frameReader = (socket, onFrame) => {
-  let pending = Buffer.alloc(0)
-  socket.on("data", (chunk) => {
-    pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk])
-    while (pending.length >= 9) {
-      const length = pending.readUIntBE(0, 3)
-      if (pending.length < 9 + length) break
-      onFrame(pending[3], pending[4], pending.readUInt32BE(5) & 0x7fffffff, pending.subarray(9, 9 + length))
-      pending = pending.subarray(9 + length)
-    }
-  })
-}
-
-/** Answers the server's SETTINGS and PINGs, as any client must; notes its GOAWAY. */
+/** A connection to `target` (see h2Frames.mjs); with H2_ATTACKER_DEBUG, every frame on stderr and every GOAWAY's code. */
 const connection = (onFrame, prefaceLater = false) => {
-  const state = { goaway: undefined, closed: false, socket: undefined }
-  const socket = net.connect(Number(target.port), target.hostname, () => prefaceLater || socket.write(preface))
-  state.socket = socket
-  socket.setNoDelay(true)
-  socket.on("error", () => {})
-  socket.on("close", () => (state.closed = true))
-  frameReader(socket, (type, flags, stream, payload) => {
+  const state = h2Connection(target, undefined, (type, flags, stream, payload) => {
     if (process.env.H2_ATTACKER_DEBUG) process.stderr.write(`frame ${type} flags ${flags} stream ${stream} ${type === 7 ? payload.toString("hex") : payload.length}\n`)
-    if (type === 4 && !(flags & 1) && !socket.destroyed) socket.write(frame(4, 1, 0))
-    if (type === 6 && !(flags & 1) && !socket.destroyed) socket.write(frame(6, 1, 0, payload))
     if (type === 7 && process.env.H2_ATTACKER_DEBUG) (state.goaways ??= []).push(payload.readUInt32BE(4))
-    if (type === 7 && state.goaway === undefined) {
-      state.goaway = { lastStreamId: payload.readUInt32BE(0) & 0x7fffffff, code: payload.readUInt32BE(4) }
-    }
     onFrame(type, flags, stream, payload)
-  })
+  }, prefaceLater)
   return state
 }
 
-const stopping = new Promise((resolve) => {
-  const timer = setTimeout(resolve, options.maxMillis ?? 30_000)
-  process.stdin.on("data", (text) => String(text).includes("stop") && resolve(clearTimeout(timer)))
-})
-let stopped = false
-stopping.then(() => (stopped = true))
-const report = (object) => process.stdout.write(`${JSON.stringify(object)}\n`)
 const sleep = (millis) => new Promise((resolve) => setTimeout(resolve, millis))
 
 /** One connection's rapid reset: batches of HEADERS + RST_STREAM until GOAWAY, the cap, or stop. */

@@ -8,23 +8,12 @@
 //   server closes is opened again (after `reconnectAfterMillis`, 0 unless given), as the attack of
 //   issue 61 did.
 //
-// Bounded: `maxMillis` ends the run whatever happens, "stop" on stdin ends it early. Progress
-// lines and the final report are JSON on stdout, one object per line. How each connection ended
-// is counted by kind: "goaway <code> last <id>" (the server's GOAWAY, then the close), "refused"
-// (closed before the server sent a byte), "closed" (anything else).
-import { connection, frame, headerBlock, pinged } from "./h2Frames.mjs"
-
-const options = JSON.parse(process.argv[2] ?? "{}")
-const target = new URL(options.url)
-const started = Date.now()
-
-const stopping = new Promise((resolve) => {
-  const timer = setTimeout(resolve, options.maxMillis ?? 30_000)
-  process.stdin.on("data", (text) => String(text).includes("stop") && resolve(clearTimeout(timer)))
-})
-let stopped = false
-stopping.then(() => (stopped = true))
-const report = (object) => process.stdout.write(`${JSON.stringify(object)}\n`)
+// Bounded, and stopped, as childRun.mjs says. How each connection ended is counted by kind:
+// "goaway <code> last <id>" (the server's GOAWAY, then the close), "refused" (closed before the
+// server sent a byte), "closed" (anything else).
+import { options, report, started, stopped, stopping, target } from "./childRun.mjs"
+import { connection, frame, pinged } from "./h2Frames.mjs"
+import { literalBlock } from "./h2Hpack.mjs"
 
 const live = new Set()
 const endings = {}
@@ -42,7 +31,7 @@ const hold = async () => {
   await new Promise((resolve) => state.socket.once("connect", resolve).once("close", resolve))
   if (options.stream === true && !state.closed) {
     state.socket.write(Buffer.concat([
-      frame(1, 0x4, 1, headerBlock(target.host, "PUT", `/orgs/${crypto.randomUUID()}`, options.token)),
+      frame(1, 0x4, 1, literalBlock("PUT", `/orgs/${crypto.randomUUID()}`, target.host, options.token)),
       frame(0, 0, 1, Buffer.from("{"))
     ]))
   }
