@@ -18,7 +18,9 @@
 import { spawn } from "node:child_process"
 import { randomUUID } from "node:crypto"
 import * as http2 from "node:http2"
-import { cpuMicros, freePort, start, type Started, stop } from "../Processes.js"
+import { startAllInOne } from "../AllInOne.js"
+import { startJsonLinesChild } from "../JsonLinesChild.js"
+import { cpuMicros, freePort, type Started, stop } from "../Processes.js"
 
 const seconds = Number(process.argv[2] ?? 15)
 const attackers = 1_100
@@ -49,24 +51,12 @@ const attack = (url: string, stream: boolean) => {
     url, connections: attackers, localAddress: "127.0.0.2", stream, everyMillis: 5_000, reconnect: true,
     maxMillis: (seconds + 60) * 1000
   }
-  const child = spawn(process.execPath, [attackerScript, JSON.stringify(options)], { stdio: ["pipe", "pipe", "inherit"] })
-  const lines: Array<any> = []
-  let pending = ""
-  child.stdout.setEncoding("utf8")
-  child.stdout.on("data", (text: string) => {
-    pending += text
-    const complete = pending.split("\n")
-    pending = complete.pop() ?? ""
-    for (const line of complete) if (line.trim() !== "") lines.push(JSON.parse(line))
-  })
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()))
+  const child = startJsonLinesChild(attackerScript, options)
   return {
-    lines,
+    lines: child.lines,
     stop: async () => {
-      if (child.exitCode === null) child.stdin.end("stop\n")
-      await Promise.race([exited, sleep(30_000)])
-      if (child.exitCode === null) child.kill("SIGKILL")
-      return lines.find((line) => line.done === true)
+      await child.stop(30_000)
+      return child.lines.find((line) => line.done === true)
     }
   }
 }
@@ -116,18 +106,8 @@ const flood = async (server: Started, url: string, stream: boolean) => {
 }
 
 const ourProcess = async (name: string, env: Record<string, string>) => {
-  const ports = [await freePort(), await freePort(), await freePort(), await freePort()]
-  const server = await start({
-    name,
-    script: "dist/main/all.js",
-    env: {
-      DATA_DIR: "memory://", ACCESS_LOG: "off", LOG_LEVEL: "warning",
-      ORG_PORT: String(ports[0]), PROFILE_PORT: String(ports[1]), LICENSE_PORT: String(ports[2]), WORKFLOW_PORT: String(ports[3]),
-      ...env
-    },
-    readyUrls: ports.map((port) => `http://127.0.0.1:${port}/readyz`)
-  })
-  return { server, url: `http://127.0.0.1:${ports[0]}` }
+  const { server, urls } = await startAllInOne(name, env)
+  return { server, url: urls[0]! }
 }
 
 const bareProcess = async () => {

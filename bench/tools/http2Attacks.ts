@@ -22,7 +22,9 @@
 import { spawn } from "node:child_process"
 import { randomUUID } from "node:crypto"
 import * as http2 from "node:http2"
-import { cpuMicros, freePort, start, type Started, stop } from "../Processes.js"
+import { startAllInOne } from "../AllInOne.js"
+import { startJsonLinesChild } from "../JsonLinesChild.js"
+import { cpuMicros, freePort, type Started, stop } from "../Processes.js"
 
 const seconds = Number(process.argv[2] ?? 5)
 const attackerScript = "test/reliability/support/h2RawAttacker.mjs"
@@ -54,26 +56,12 @@ interface Attack {
 }
 
 const attack = (options: Record<string, unknown>): Attack => {
-  const child = spawn(process.execPath, [attackerScript, JSON.stringify({ maxMillis: (seconds + 60) * 1000, ...options })], {
-    stdio: ["pipe", "pipe", "inherit"]
-  })
-  const lines: Array<any> = []
-  let pending = ""
-  child.stdout.setEncoding("utf8")
-  child.stdout.on("data", (text: string) => {
-    pending += text
-    const complete = pending.split("\n")
-    pending = complete.pop() ?? ""
-    for (const line of complete) if (line.trim() !== "") lines.push(JSON.parse(line))
-  })
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()))
+  const child = startJsonLinesChild(attackerScript, { maxMillis: (seconds + 60) * 1000, ...options })
   return {
-    lines,
+    lines: child.lines,
     stop: async () => {
-      if (child.exitCode === null) child.stdin.end("stop\n")
-      await Promise.race([exited, sleep(30_000)])
-      if (child.exitCode === null) child.kill("SIGKILL")
-      return lines.find((line) => line.done === true)
+      await child.stop(30_000)
+      return child.lines.find((line) => line.done === true)
     }
   }
 }
@@ -173,21 +161,6 @@ const slowBodies = async (server: Started, url: string, connections: number, str
   }
 }
 
-const ourProcess = async (name: string, env: Record<string, string>) => {
-  const ports = [await freePort(), await freePort(), await freePort(), await freePort()]
-  const server = await start({
-    name,
-    script: "dist/main/all.js",
-    env: {
-      DATA_DIR: "memory://", ACCESS_LOG: "off", LOG_LEVEL: "warning",
-      ORG_PORT: String(ports[0]), PROFILE_PORT: String(ports[1]), LICENSE_PORT: String(ports[2]), WORKFLOW_PORT: String(ports[3]),
-      ...env
-    },
-    readyUrls: ports.map((port) => `http://127.0.0.1:${port}/readyz`)
-  })
-  return { server, urls: ports.map((port) => `http://127.0.0.1:${port}`) }
-}
-
 const bareProcess = async () => {
   const ports = [await freePort(), await freePort()]
   const child = spawn(process.execPath, ["dist/bench/bench/tools/bareHttp2.js", ...ports.map(String)], { stdio: ["ignore", "pipe", "inherit"] })
@@ -212,7 +185,7 @@ const run = async (made: { server: Started; urls: ReadonlyArray<string> }, withT
 if (process.argv[3] === "ending") {
   // Issue 61's rapid reset alone, 20 s unless `seconds` says otherwise.
   const attackSeconds = process.argv[2] === undefined ? 20 : seconds
-  for (const made of [await bareProcess(), await ourProcess("ours", {})]) {
+  for (const made of [await bareProcess(), await startAllInOne("ours", {})]) {
     try {
       results.push(await leftOpenStorm(made.server, made.urls, 16, attackSeconds))
     } finally {
@@ -221,7 +194,7 @@ if (process.argv[3] === "ending") {
   }
 } else {
   await run(await bareProcess(), false, true)
-  await run(await ourProcess("ours", {}), false, true)
-  await run(await ourProcess("ours, API_TOKEN set", { API_TOKEN: token }), true, false)
+  await run(await startAllInOne("ours", {}), false, true)
+  await run(await startAllInOne("ours, API_TOKEN set", { API_TOKEN: token }), true, false)
 }
 for (const result of results) console.log(JSON.stringify(result))

@@ -1,5 +1,5 @@
-import { spawn } from "node:child_process"
 import { fileURLToPath } from "node:url"
+import { startJsonLinesChild } from "../../../bench/JsonLinesChild.js"
 
 /*
  * The raw-frame HTTP/2 attacker (h2RawAttacker.mjs) as a child process: its frames are written by
@@ -83,48 +83,14 @@ export interface SlowConnectionsReport {
 }
 
 const startChild = (script: string, options: object): Attacker => {
-  const child = spawn(process.execPath, [script, JSON.stringify(options)], { stdio: ["pipe", "pipe", "inherit"] })
-  const lines: Array<any> = []
-  const listeners = new Set<() => void>()
-  let pending = ""
-  child.stdout.setEncoding("utf8")
-  child.stdout.on("data", (text: string) => {
-    pending += text
-    const complete = pending.split("\n")
-    pending = complete.pop() ?? ""
-    for (const line of complete) if (line.trim() !== "") lines.push(JSON.parse(line))
-    for (const listener of listeners) listener()
-  })
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()))
-  exited.then(() => {
-    for (const listener of listeners) listener()
-  })
-  const waitFor = <A>(test: (line: any) => A | undefined, ceilingMillis: number) =>
-    new Promise<A | undefined>((resolve) => {
-      const check = () => {
-        for (const line of lines) {
-          const found = test(line)
-          if (found !== undefined) return finish(found)
-        }
-        if (child.exitCode !== null) finish(undefined)
-      }
-      const finish = (found: A | undefined) => {
-        clearTimeout(timer)
-        listeners.delete(check)
-        resolve(found)
-      }
-      const timer = setTimeout(() => finish(undefined), ceilingMillis)
-      listeners.add(check)
-      check()
-    })
+  const child = startJsonLinesChild(script, options)
   const stop = async () => {
-    if (child.exitCode === null) child.stdin.end("stop\n")
-    const done = await waitFor((line) => (line.done === true ? line : undefined), 30_000)
-    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5_000))])
-    if (child.exitCode === null) child.kill("SIGKILL")
+    child.askToStop()
+    const done = await child.waitFor((line) => (line.done === true ? line : undefined), 30_000)
+    await child.stop(5_000)
     return done
   }
-  return { lines, waitFor, stop }
+  return { lines: child.lines, waitFor: child.waitFor, stop }
 }
 
 export const startAttacker = (options: AttackOptions): Attacker => startChild(script, options)
