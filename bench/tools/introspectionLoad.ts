@@ -23,22 +23,14 @@
  * Only 127.0.0.1 and 127.0.0.2; every storm stops after its seconds.
  */
 import * as http from "node:http"
-import { getIntrospectionQuery } from "graphql"
 import { cpuMicros, freePort, start, stop } from "../Processes.js"
+import { standardIntrospection } from "../StandardIntrospection.js"
 
 const attackSeconds = Number(process.argv[2] ?? 15)
 const baselineSeconds = Number(process.argv[3] ?? 5)
 const token = "bench-token-introspection"
 const callers = 32
 
-const standardIntrospection = getIntrospectionQuery({
-  descriptions: true,
-  specifiedByUrl: true,
-  directiveIsRepeatable: true,
-  schemaDescription: true,
-  inputValueDeprecation: true,
-  oneOf: true
-})
 const aliased = `{ ${Array.from({ length: 60 }, (_, i) => `s${i}: __schema { types { name fields { name } } }`).join(" ")} }`
 let fresh = 0
 const freshIntrospection = () => `# ${fresh++}\n{ __schema { types { name fields { name args { name } } } } }`

@@ -1,14 +1,6 @@
-import { getIntrospectionQuery } from "graphql/index.js"
+import { standardIntrospection } from "../../bench/StandardIntrospection.js"
 
-/** graphql-js's standard introspection query with every option on: what GraphiQL and code generators send, at its largest. */
-export const standardIntrospection = getIntrospectionQuery({
-  descriptions: true,
-  specifiedByUrl: true,
-  directiveIsRepeatable: true,
-  schemaDescription: true,
-  inputValueDeprecation: true,
-  oneOf: true
-})
+export { standardIntrospection }
 
 /** The standard query `copies` times in one operation, each copy under its own alias. */
 export const aliasedIntrospection = (copies: number) => {
