@@ -6,8 +6,8 @@ import type { RequestHandler } from "./PortListener.js"
 /*
  * MAX_CONNECTIONS bounds a port's connections, but a bound that refuses the next connection is a
  * lock an attacker holds cheaply: 1,100 HTTP/2 connections from one client, each with one stream
- * whose body came a byte every 5 s (or only the preface), kept every place of a port, and every
- * other caller was refused (docs/reliability.md). So a port at its bound makes room instead, as
+ * whose body comes a byte every 5 s (or only the preface), keep every place of a port, and every
+ * other caller is refused (docs/reliability.md §2f). So a port at its bound makes room instead, as
  * Envoy's overload manager does (it closes the connections that cost most, not the next one to
  * arrive): it closes the connection worth least, in this order:
  *
@@ -22,7 +22,7 @@ import type { RequestHandler } from "./PortListener.js"
  *    first request, an honest caller's among them, and never one of the places it holds.
  *
  * A connection answering a call is never closed to make room; when every one is, the new one is
- * refused as before. An HTTP/2 connection is sent GOAWAY NO_ERROR naming the last stream it took
+ * refused. An HTTP/2 connection is sent GOAWAY NO_ERROR naming the last stream it took
  * (session.close()), so an honest client retries only the requests it sent after that, none of
  * which ran; one still open after `closingGraceMillis` is destroyed. Any other connection is closed.
  *
