@@ -13,8 +13,8 @@
 // instructions a call bundled (docs/benchmarks.md §5). A service process (PostgreSQL only) runs for
 // days: the 1.2 s the bundle would take off its start is not worth 2% of every call.
 //
-// The bundles sit at the same depth as dist/services and dist/transports, so the paths the modules
-// take from `import.meta.url` (../../migrations, the package root) mean the same in a bundle.
+// A module that needs the package's root finds it from `import.meta.url` by looking for the nearest
+// package.json (src/services/database/PackageRoot.ts), which holds in a bundle as in dist/.
 // PGlite stays a package: it reads its WebAssembly and data files beside its own module (and
 // msgpackr, for its native extension).
 // A build whose inputs are all older than the bundles leaves them as they are.

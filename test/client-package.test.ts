@@ -46,15 +46,12 @@ const importGraph = (start: string, root = dist) => {
   return { modules: [...modules].map((file) => relative(root, file)).sort(), packages: [...packages].sort() }
 }
 
-/** What the client may carry: declarations, the domain, generated descriptors, client code. */
+/** What the client may carry: the contract, the domain, generated descriptors, client code. */
 const declarations = [
   /^client\//,
-  /^domain\/(?!OnboardingFingerprint\.js$)/,
+  /^domain\//,
   /^gen\//,
-  /^operations\/(Org|Profile|License|Workflow)Operations\.js$/,
-  /^operations\/(WireShape|OperationHandlers)\.js$/,
-  /^transports\/ErrorCodes\.js$/,
-  /^transports\/rest\/(HttpApis|ListEndpoint|RestErrors|FieldNames|ProtoNamesDocumented)\.js$/
+  /^contract\//
 ]
 
 /** The server's: its database and drivers, and Node's built-ins (the client's transports bring their own). */

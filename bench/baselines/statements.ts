@@ -6,7 +6,7 @@ import { runs } from "../../src/services/WorkflowRuns.js"
 /**
  * The statements the services send, for the baselines: a baseline that did less (or other) work
  * would not measure what the services' abstractions cost. Taken from the services' own table
- * declarations (src/services/SqlTable.ts builds them from the domain classes; WorkflowRuns.ts
+ * declarations (src/services/records/SqlTable.ts builds them from the domain classes; WorkflowRuns.ts
  * declares the runs' table), and bound with each table's `values`, so a field a record gains is
  * sent by the baselines too, with nothing written here. Placeholders are numbered as @effect/sql
  * numbers them. An insert answers the number of rows it wrote (nothing is read back: the caller

@@ -15,7 +15,7 @@ import { OrgId } from "../../src/domain/Ids.js"
 import { Org } from "../../src/domain/Org.js"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import { Orgs } from "../../src/services/Orgs.js"
-import { databaseOperation } from "../../src/services/Transient.js"
+import { databaseOperation } from "../../src/services/database/Transient.js"
 
 const url = process.env["DATABASE_URL"] ?? ""
 const operations = Number(process.argv[2] ?? 20_000)

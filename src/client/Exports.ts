@@ -6,14 +6,14 @@
 
 // @effect/rpc at /rpc: the operations tables, a typed client of one, and the protocol layer for a
 // port's URL (for `RpcClient.make` of @effect/rpc's own).
-export { LicenseOperations } from "../operations/LicenseOperations.js"
-export { OrgOperations } from "../operations/OrgOperations.js"
-export { ProfileOperations } from "../operations/ProfileOperations.js"
-export { WorkflowOperations } from "../operations/WorkflowOperations.js"
+export { LicenseOperations } from "../contract/LicenseOperations.js"
+export { OrgOperations } from "../contract/OrgOperations.js"
+export { ProfileOperations } from "../contract/ProfileOperations.js"
+export { WorkflowOperations } from "../contract/WorkflowOperations.js"
 export { rpcClient, rpcProtocol } from "./RpcProtocol.js"
 
 // REST: each port's HttpApi (also its OpenAPI document), and a typed client of it.
-export { LicenseHttpApi, OrgHttpApi, ProfileHttpApi, WorkflowHttpApi } from "../transports/rest/HttpApis.js"
+export { LicenseHttpApi, OrgHttpApi, ProfileHttpApi, WorkflowHttpApi } from "../contract/HttpApis.js"
 export { restClient } from "./RestClient.js"
 
 // Connect, gRPC and gRPC-Web: the generated service descriptors, and a client of one over the

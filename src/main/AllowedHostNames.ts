@@ -1,5 +1,5 @@
 import * as os from "node:os"
-import type { AllowedHosts } from "../transports/http/AllowedHosts.js"
+import type { AllowedHosts } from "../transports/limits/AllowedHosts.js"
 import type { SettingsValues } from "./Settings.js"
 import { urlHost } from "./Variables.js"
 

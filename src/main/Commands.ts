@@ -1,9 +1,9 @@
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import type { SqlClient } from "@effect/sql"
 import { Cause, Effect, Layer, Logger, Redacted } from "effect"
-import * as Database from "../services/Database.js"
-import { ConnectFailed, type DatabaseOptions, type SchemaPolicy, withPasswordMasked } from "../services/Database.js"
-import { isMigrationsProblem, SchemaBehind } from "../services/Migrations.js"
+import * as Database from "../services/database/Database.js"
+import { ConnectFailed, type DatabaseOptions, type SchemaPolicy, withPasswordMasked } from "../services/database/Database.js"
+import { isMigrationsProblem, SchemaBehind } from "../services/database/Migrations.js"
 import { logFormat, logLevel, processLogger } from "./Logging.js"
 import { databaseFailure, migrationFailure, schemaBehindLine, StartupFailure, startupLine } from "./StartupFailure.js"
 

@@ -1,5 +1,5 @@
 import { Option, Record } from "effect"
-import type { AllowedHosts } from "../transports/http/AllowedHosts.js"
+import type { AllowedHosts } from "../transports/limits/AllowedHosts.js"
 import type { ConsoleSettings } from "../transports/pages/Console.js"
 import type { SettingsValues } from "./Settings.js"
 

@@ -1,5 +1,5 @@
 import { Config, Option, Redacted } from "effect"
-import { type DatabaseOptions, defaultMaxWaiting, inMemory, type SchemaPolicy, withPasswordMasked } from "../services/Database.js"
+import { type DatabaseOptions, defaultMaxWaiting, inMemory, type SchemaPolicy, withPasswordMasked } from "../services/database/Database.js"
 import { oneOf, optionalVariable, positive, shown, variable, wholeNumber } from "./Variables.js"
 
 /** What pg (through pg-connection-string) can use: a URL with the postgres scheme. */

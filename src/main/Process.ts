@@ -1,14 +1,15 @@
 import type { Rpc } from "@effect/rpc"
 import type { SqlClient } from "@effect/sql"
 import { Array as Arr, Config, Duration, Effect, Layer, Option, type Scope } from "effect"
-import * as Database from "../services/Database.js"
-import { DatabaseHealth, HealthCheckInterval } from "../services/DatabaseHealth.js"
-import { Draining, drainingHealth } from "../services/Draining.js"
+import * as Database from "../services/database/Database.js"
+import { DatabaseHealthLive, HealthCheckInterval } from "../services/database/DatabaseHealth.js"
+import { unitOfWorkReferences } from "../services/database/Transient.js"
+import { Draining, drainingHealth } from "../services/database/Draining.js"
 import type { ListenError } from "../transports/http/PortListener.js"
-import { HealthWatches } from "../transports/connect/HealthWatches.js"
+import { HealthWatches } from "../transports/health/HealthWatches.js"
 import { listen, portFree } from "../transports/http/PortListener.js"
 import { portApp } from "../transports/PortApp.js"
-import type { AllowedHosts } from "../transports/http/AllowedHosts.js"
+import type { AllowedHosts } from "../transports/limits/AllowedHosts.js"
 import { allowedHostNames } from "./AllowedHostNames.js"
 import { consoleOrigins, consoleSettings } from "./ConsoleSettings.js"
 import { databaseOptions, schemaPolicy } from "./DatabaseSettings.js"
@@ -86,8 +87,8 @@ export const portLayer = <R, Rpcs extends Rpc.Any>(
       yield* Effect.addFinalizer(() => drain)
     })
   ).pipe(
-    Layer.provide(service.rpcHandlers),
-    Layer.provideMerge(Layer.merge(service.services, drainingHealth.pipe(Layer.provide(DatabaseHealth.Default)))),
+    Layer.provide(Layer.merge(service.rpcHandlers, unitOfWorkReferences)),
+    Layer.provideMerge(Layer.merge(service.services, drainingHealth.pipe(Layer.provide(DatabaseHealthLive)))),
     Layer.provide(Layer.succeed(HealthCheckInterval, Duration.millis(settings.healthCheckIntervalMillis))),
     Layer.provide(Settings.layer(settings))
   )

@@ -1,7 +1,7 @@
 import type { Rpc } from "@effect/rpc"
 import type { SqlClient } from "@effect/sql"
 import type { Layer } from "effect"
-import type { OperationHandlers } from "../operations/OperationHandlers.js"
+import type { OperationHandlers } from "../contract/OperationHandlers.js"
 import { LicenseOperationsLive } from "../operations/LicenseOperationsLive.js"
 import { OrgOperationsLive } from "../operations/OrgOperationsLive.js"
 import { ProfileOperationsLive } from "../operations/ProfileOperationsLive.js"

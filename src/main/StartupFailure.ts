@@ -1,8 +1,8 @@
 import { Cause, ConfigError, Data, Option } from "effect"
-import { DataDirLocked, DataDirUnusable } from "../services/DataDirLock.js"
-import { isMigrationsProblem, type MigrationsProblem, type SchemaBehind } from "../services/Migrations.js"
+import { DataDirLocked, DataDirUnusable } from "../services/embedded/DataDirLock.js"
+import { isMigrationsProblem, type MigrationsProblem, type SchemaBehind } from "../services/database/Migrations.js"
 // Type only: EmbeddedPostgres loads PGlite, which a process on PostgreSQL never needs.
-import type { EmbeddedDatabaseError } from "../services/EmbeddedPostgres.js"
+import type { EmbeddedDatabaseError } from "../services/embedded/EmbeddedPostgres.js"
 
 /**
  * Why a process could not start, as the one line an operator reads: what failed and the variable

@@ -1,6 +1,6 @@
 import { Config, ConfigError, Either, Option } from "effect"
 import * as net from "node:net"
-import { hostOf } from "../transports/http/AllowedHosts.js"
+import { hostOf } from "../transports/limits/AllowedHosts.js"
 
 /**
  * Environment variables, each checked when the process starts: a value that breaks its rule stops

@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import { ListLicensesResponse } from "../domain/License.js"
 import { Licenses } from "../services/Licenses.js"
 import { operationsLayer } from "./Operation.js"
-import { LicenseOperations } from "./LicenseOperations.js"
+import { LicenseOperations } from "../contract/LicenseOperations.js"
 
 /** The handlers of LicenseOperations, over the Licenses service. */
 export const LicenseOperationsLive = operationsLayer(LicenseOperations, Effect.gen(function*() {

@@ -3,8 +3,8 @@ import type * as RpcGroup from "@effect/rpc/RpcGroup"
 import { Cause, Context, Effect, Exit, FiberRef, Layer, Option, type Schema } from "effect"
 import type { InvalidArgument } from "../domain/Errors.js"
 import { validate } from "../domain/Validation.js"
-import type { DomainRequest, OperationHandlers } from "./OperationHandlers.js"
-import { domainSchemaOf } from "./WireShape.js"
+import type { DomainRequest, OperationHandlers } from "../contract/OperationHandlers.js"
+import { domainSchemaOf } from "../contract/WireShape.js"
 
 /** One operation of a table, called from any style: input as the wire gave it -> its reply. */
 export type Operation<Rpcs extends Rpc.Any, Tag extends Rpcs["_tag"]> = (

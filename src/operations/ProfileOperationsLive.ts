@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import { ListProfilesResponse } from "../domain/Profile.js"
 import { Profiles } from "../services/Profiles.js"
 import { operationsLayer } from "./Operation.js"
-import { ProfileOperations } from "./ProfileOperations.js"
+import { ProfileOperations } from "../contract/ProfileOperations.js"
 
 /** The handlers of ProfileOperations, over the Profiles service. */
 export const ProfileOperationsLive = operationsLayer(ProfileOperations, Effect.gen(function*() {

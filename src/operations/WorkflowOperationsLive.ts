@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import { ListOnboardingWorkflowsResponse } from "../domain/Onboarding.js"
 import { Onboarding } from "../services/Onboarding.js"
 import { operationsLayer } from "./Operation.js"
-import { WorkflowOperations } from "./WorkflowOperations.js"
+import { WorkflowOperations } from "../contract/WorkflowOperations.js"
 
 /** The handlers of WorkflowOperations, over the Onboarding service. */
 export const WorkflowOperationsLive = operationsLayer(WorkflowOperations, Effect.gen(function*() {

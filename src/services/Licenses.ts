@@ -3,12 +3,12 @@ import { Effect, Layer } from "effect"
 import { LicenseId, type UserId } from "../domain/Ids.js"
 import { License } from "../domain/License.js"
 import type { PageQuery } from "../domain/Page.js"
-import { keysetAfter, keysetPage } from "./KeysetPage.js"
-import { createdAt, domainTable } from "./SqlTable.js"
-import { InMemoryStore, inMemoryTable } from "./InMemoryStore.js"
-import { preparedStatements } from "./Prepared.js"
-import { findStored, getOrNotFound, insertOrReplay, outcomeUnknown } from "./Records.js"
-import { databaseOperation } from "./Transient.js"
+import { keysetAfter, keysetPage } from "./records/KeysetPage.js"
+import { createdAt, domainTable } from "./records/SqlTable.js"
+import { InMemoryStore, inMemoryTable } from "./records/InMemoryStore.js"
+import { preparedStatements } from "./records/Prepared.js"
+import { findStored, getOrNotFound, insertOrReplay, outcomeUnknown } from "./records/Records.js"
+import { databaseOperation } from "./database/Transient.js"
 
 const page = keysetPage(License, (license) => license.id)
 

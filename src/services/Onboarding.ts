@@ -1,17 +1,16 @@
 import { Cause, Effect, Exit, Layer, Metric, Option } from "effect"
-import { randomUUID } from "node:crypto"
+import { createHash, randomUUID } from "node:crypto"
 import { AlreadyExists, NotFound, Unavailable } from "../domain/Errors.js"
 import { LicenseId, OrgId, ProfileId, UserId, WorkflowId } from "../domain/Ids.js"
 import { License } from "../domain/License.js"
 import { type OnboardingRequest, OnboardingResult, type RunStatus } from "../domain/Onboarding.js"
-import { fingerprint } from "../domain/OnboardingFingerprint.js"
 import { Org } from "../domain/Org.js"
 import type { PageQuery } from "../domain/Page.js"
 import { Profile } from "../domain/Profile.js"
 import { Licenses } from "./Licenses.js"
 import { Orgs } from "./Orgs.js"
 import { Profiles } from "./Profiles.js"
-import { spanAttribute } from "./SpanAttribute.js"
+import { spanAttribute } from "./database/SpanAttribute.js"
 import { WorkflowRuns } from "./WorkflowRuns.js"
 
 /**
@@ -84,6 +83,24 @@ interface Attempts {
   /** Whether the run found was made by an earlier request (a replay), not by this call's own lost COMMIT. */
   replayed: boolean
 }
+
+/**
+ * Identifies a request's content, so a retried workflow id can be told apart from a reused one.
+ * Computed over the normalised values: `+01:00` and `Z` spellings of one instant are one request.
+ */
+export const fingerprint = (request: OnboardingRequest): string => {
+  const content: Array<unknown> = [request.org.name, request.profile.fullName, request.license.start, request.license.end]
+  // A field a record gained later counts, named, when given. The four above stay as they were, so
+  // the runs stored before it keep their fingerprints and a retry after an upgrade still matches.
+  for (const part of ["org", "profile", "license"] as const) {
+    for (const [field, value] of Object.entries(request[part])) {
+      if (value !== undefined && !firstFields[part].includes(field)) content.push([`${part}.${field}`, value])
+    }
+  }
+  return createHash("sha256").update(JSON.stringify(content)).digest("hex")
+}
+
+const firstFields = { org: ["name"], profile: ["fullName"], license: ["start", "end"] }
 
 export class Onboarding extends Effect.Service<Onboarding>()("Onboarding", {
   effect: Effect.gen(function*() {

@@ -3,12 +3,12 @@ import { Effect, Layer } from "effect"
 import { type OrgId, ProfileId } from "../domain/Ids.js"
 import type { PageQuery } from "../domain/Page.js"
 import { Profile } from "../domain/Profile.js"
-import { InMemoryStore, inMemoryTable } from "./InMemoryStore.js"
-import { keysetAfter, keysetPage } from "./KeysetPage.js"
-import { preparedStatements } from "./Prepared.js"
-import { findStored, getOrNotFound, insertOrReplay, outcomeUnknown } from "./Records.js"
-import { createdAt, domainTable } from "./SqlTable.js"
-import { databaseOperation } from "./Transient.js"
+import { InMemoryStore, inMemoryTable } from "./records/InMemoryStore.js"
+import { keysetAfter, keysetPage } from "./records/KeysetPage.js"
+import { preparedStatements } from "./records/Prepared.js"
+import { findStored, getOrNotFound, insertOrReplay, outcomeUnknown } from "./records/Records.js"
+import { createdAt, domainTable } from "./records/SqlTable.js"
+import { databaseOperation } from "./database/Transient.js"
 
 const page = keysetPage(Profile, (profile) => profile.id)
 

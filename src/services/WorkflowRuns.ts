@@ -4,12 +4,12 @@ import type { Unavailable } from "../domain/Errors.js"
 import { WorkflowId } from "../domain/Ids.js"
 import { OnboardingRun, type OnboardingResult, type RunStatus } from "../domain/Onboarding.js"
 import type { Page, PageQuery } from "../domain/Page.js"
-import { atomically, creationTime, InMemoryStore, inMemoryPage, modifyTables, readTables, type StoredRun } from "./InMemoryStore.js"
-import { keysetAfter, keysetPage } from "./KeysetPage.js"
-import { preparedStatements } from "./Prepared.js"
-import { findStored } from "./Records.js"
-import { createdAt, sqlTable } from "./SqlTable.js"
-import { databaseOperation, transaction } from "./Transient.js"
+import { atomically, creationTime, InMemoryStore, inMemoryPage, modifyTables, readTables, type StoredRun } from "./records/InMemoryStore.js"
+import { keysetAfter, keysetPage } from "./records/KeysetPage.js"
+import { preparedStatements } from "./records/Prepared.js"
+import { findStored } from "./records/Records.js"
+import { createdAt, sqlTable } from "./records/SqlTable.js"
+import { databaseOperation, transaction } from "./database/Transient.js"
 
 export type { StoredRun }
 

@@ -2,9 +2,8 @@ import type * as Rpc from "@effect/rpc/Rpc"
 import type * as RpcGroup from "@effect/rpc/RpcGroup"
 import { Context, Effect, Scope } from "effect"
 import { handlersOf } from "../operations/Operation.js"
-import type { OperationHandlers } from "../operations/OperationHandlers.js"
-import { DatabaseGateRef } from "../services/DatabaseGate.js"
-import { OperationBudget } from "../services/Transient.js"
+import type { OperationHandlers } from "../contract/OperationHandlers.js"
+import { UnitOfWorkReferences } from "../operations/DatabaseAccess.js"
 
 /**
  * The context a port's calls run in: the operations table's handlers, the scope the port lives
@@ -18,15 +17,12 @@ import { OperationBudget } from "../services/Transient.js"
  * a REST read allocated, against 3 KB in (d)'s (docs/benchmarks.md §5, "A smaller call context").
  */
 export const callContext = <Rpcs extends Rpc.Any>(table: RpcGroup.RpcGroup<Rpcs>) =>
-  Effect.map(Effect.context<OperationHandlers<Rpcs> | Scope.Scope>(), (context) => {
+  Effect.map(Effect.context<OperationHandlers<Rpcs> | Scope.Scope | UnitOfWorkReferences>(), (context) => {
     const handlers = handlersOf(table)
-    return Context.make(handlers, Context.get(context, handlers)).pipe(
-      Context.add(Scope.Scope, Context.get(context, Scope.Scope)),
-      // Read from the fiber by each unit of work (Transient.ts), not asked for by any type: left
-      // out, every call would run on their defaults (a budget of 10 s, a gate without a bound).
-      // test/transports/call-context.test.ts fails for a reference `src/` declares that is
-      // neither kept here nor named there as read only while the process starts.
-      Context.add(OperationBudget, Context.get(context, OperationBudget)),
-      Context.add(DatabaseGateRef, Context.get(context, DatabaseGateRef))
+    // test/transports/call-context.test.ts fails for a reference `src/` declares that is neither
+    // among the unit of work's references nor named there as read only while the process starts.
+    return Context.get(context, UnitOfWorkReferences).reduce(
+      (kept, reference) => Context.add(kept, reference, Context.get(context, reference)),
+      Context.make(handlers, Context.get(context, handlers)).pipe(Context.add(Scope.Scope, Context.get(context, Scope.Scope)))
     )
   })

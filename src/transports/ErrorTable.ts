@@ -2,9 +2,9 @@ import { ConnectError } from "@connectrpc/connect"
 import { errorToJson } from "@connectrpc/connect/protocol-connect"
 import { Cause, Option } from "effect"
 import type { DomainError } from "../domain/Errors.js"
-import { errorTable, type FailureKind } from "./ErrorCodes.js"
+import { errorTable, type FailureKind } from "../contract/ErrorCodes.js"
 
-export { errorTable, type FailureKind, type WireError } from "./ErrorCodes.js"
+export { errorTable, type FailureKind, type WireError } from "../contract/ErrorCodes.js"
 
 /**
  * The error body of each style, written here once and nowhere else: every refusal and every

@@ -7,28 +7,28 @@ import type * as http from "node:http"
 import { file_grpc_health_v1_health, Health } from "../gen/grpc/health/v1/health_pb.js"
 import * as reflectionV1 from "../gen/grpc/reflection/v1/reflection_pb.js"
 import * as reflectionV1alpha from "../gen/grpc/reflection/v1alpha/reflection_pb.js"
-import { DatabaseHealth } from "../services/DatabaseHealth.js"
+import { DatabaseHealth, type Readiness } from "../operations/DatabaseAccess.js"
 import { effectCall } from "./connect/EffectCall.js"
 import { connectNodeAdapter, jsonOptionsFor } from "./connect/ConnectNodeAdapter.js"
-import { healthService } from "./connect/HealthService.js"
-import { healthSubscription } from "./connect/HealthSubscription.js"
-import { healthWatch } from "./connect/HealthWatch.js"
-import { HealthWatches } from "./connect/HealthWatches.js"
+import { healthService } from "./health/HealthService.js"
+import { healthSubscription } from "./health/HealthSubscription.js"
+import { healthWatch } from "./health/HealthWatch.js"
+import { HealthWatches } from "./health/HealthWatches.js"
 import { reflectionServices } from "./connect/ReflectionService.js"
 import { graphqlHandler } from "./graphql/GraphqlApis.js"
-import { type AllowedHosts, hostCheck } from "./http/AllowedHosts.js"
+import { type AllowedHosts, hostCheck } from "./limits/AllowedHosts.js"
 import { corsPolicy } from "./http/Cors.js"
-import { bodyWaitLimit } from "./http/BodyWaitLimit.js"
-import { inFlightLimit } from "./http/InFlightLimit.js"
-import { CurrentJsonBounds, type JsonBounds } from "./http/JsonBounds.js"
-import type { QueryLimits } from "./graphql/QueryLimits.js"
+import { bodyWaitLimit } from "./limits/BodyWaitLimit.js"
+import { inFlightLimit } from "./limits/InFlightLimit.js"
+import { CurrentJsonBounds, type JsonBounds } from "./limits/JsonBounds.js"
+import type { QueryLimits } from "./limits/QueryLimits.js"
 import { probes } from "./http/Probes.js"
 import { consolePages, type ConsoleSettings } from "./pages/Console.js"
 import { pagesFor } from "./pages/Pages.js"
 import { isRpcPath, pathOf } from "./http/Calls.js"
 import { bearerAuth, type SchemaAccess } from "./http/BearerAuth.js"
 import { portPipeline } from "./http/PortPipeline.js"
-import type { TokenlessRates } from "./http/TokenlessRate.js"
+import type { TokenlessRates } from "./limits/TokenlessRate.js"
 import { callTelemetry, loadTracing } from "./http/CallTelemetry.js"
 import { metricsEndpoint } from "./http/MetricsEndpoint.js"
 import { requestIdIn } from "./http/RequestId.js"
@@ -38,7 +38,7 @@ import { rpcEndpoint } from "./rpc/RpcEndpoint.js"
 import type { ServiceApi } from "./ServiceApis.js"
 import { deleteUnsetFiberRefs } from "./UnsetFiberRefs.js"
 import { callContext } from "./CallContext.js"
-import type { OperationHandlers } from "../operations/OperationHandlers.js"
+import type { OperationHandlers } from "../contract/OperationHandlers.js"
 
 export interface PortAppOptions {
   /** Largest request body (and gRPC message) accepted, in bytes; larger ones get resource_exhausted. */
@@ -91,7 +91,7 @@ export const portApp = <Rpcs extends Rpc.Any>(api: ServiceApi<OperationHandlers<
 const port = <Rpcs extends Rpc.Any>(
   api: ServiceApi<OperationHandlers<Rpcs>, Rpcs>,
   options: PortAppOptions,
-  database: DatabaseHealth,
+  database: Readiness,
   watches: HealthWatches["Type"]
 ) =>
   Effect.gen(function*() {

@@ -7,10 +7,10 @@ import { LicenseService } from "../gen/license/v1beta1/license_pb.js"
 import { OrgService } from "../gen/org/v1beta1/org_pb.js"
 import { ProfileService } from "../gen/profile/v1beta1/profile_pb.js"
 import { WorkflowService } from "../gen/workflow/v1beta1/workflow_pb.js"
-import { LicenseOperations } from "../operations/LicenseOperations.js"
-import { OrgOperations } from "../operations/OrgOperations.js"
-import { ProfileOperations } from "../operations/ProfileOperations.js"
-import { WorkflowOperations } from "../operations/WorkflowOperations.js"
+import { LicenseOperations } from "../contract/LicenseOperations.js"
+import { OrgOperations } from "../contract/OrgOperations.js"
+import { ProfileOperations } from "../contract/ProfileOperations.js"
+import { WorkflowOperations } from "../contract/WorkflowOperations.js"
 import type { EffectCall } from "./connect/EffectCall.js"
 import { licenseService } from "./connect/LicenseService.js"
 import { orgService } from "./connect/OrgService.js"
@@ -23,7 +23,7 @@ import {
   profileGraphql,
   workflowGraphql
 } from "./graphql/GraphqlApis.js"
-import { LicenseHttpApi, OrgHttpApi, ProfileHttpApi, WorkflowHttpApi } from "./rest/HttpApis.js"
+import { LicenseHttpApi, OrgHttpApi, ProfileHttpApi, WorkflowHttpApi } from "../contract/HttpApis.js"
 import { LicenseRestLive, OrgRestLive, ProfileRestLive, WorkflowRestLive } from "./rest/RestHandlers.js"
 
 /** One service's Connect/gRPC surface: its descriptor and how to register its handlers. */

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Cause, Config, ConfigProvider, Effect, LogLevel, Option, Redacted } from "effect"
 import { databaseOptions, schemaPolicy } from "../../src/main/DatabaseSettings.js"
-import { MigrationLockWaits } from "../../src/services/Migrations.js"
+import { MigrationLockWaits } from "../../src/services/database/Migrations.js"
 import { logLevel } from "../../src/main/Logging.js"
 import { dedicatedPort, servicePort, settings } from "../../src/main/Settings.js"
 import { startupLine } from "../../src/main/StartupFailure.js"
-import { withPasswordMasked } from "../../src/services/Database.js"
+import { withPasswordMasked } from "../../src/services/database/Database.js"
 
 /** Everything a per-service org process reads, in the order it reads it. */
 const orgProcess = Config.all([logLevel, settings, databaseOptions, schemaPolicy, dedicatedPort("ORG_PORT", 9090)])

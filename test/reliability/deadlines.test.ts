@@ -5,7 +5,8 @@ import { Duration, Effect, Layer } from "effect"
 import { randomUUID } from "node:crypto"
 import { CreateOrgRequestSchema } from "../../src/gen/org/v1beta1/org_pb.js"
 import { CreateOnboardingWorkflowRequestSchema } from "../../src/gen/workflow/v1beta1/workflow_pb.js"
-import { DatabaseHealth } from "../../src/services/DatabaseHealth.js"
+import { DatabaseHealthLive } from "../../src/services/database/DatabaseHealth.js"
+import { unitOfWorkReferences } from "../../src/services/database/Transient.js"
 import { Licenses } from "../../src/services/Licenses.js"
 import { Onboarding } from "../../src/services/Onboarding.js"
 import { WorkflowRuns } from "../../src/services/WorkflowRuns.js"
@@ -164,7 +165,8 @@ const SlowServices = Layer.mergeAll(
   Profiles.Default,
   Licenses.Default,
   Onboarding.DefaultWithoutDependencies.pipe(Layer.provide([SlowOrgs, Profiles.Default, Licenses.Default, WorkflowRuns.Sql])),
-  DatabaseHealth.Default
+  DatabaseHealthLive,
+  unitOfWorkReferences
 ).pipe(Layer.provideMerge(TestDatabase))
 
 describe(`a deadline that passes mid-transaction (${testDatabaseKind})`, () => {

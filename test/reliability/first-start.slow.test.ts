@@ -16,7 +16,7 @@ import { recordFigures } from "../support/Figures.js"
  *
  * The points are found by watching the files and processes, spinning synchronously: the narrowest
  * windows last well under a turn of the event loop. The child copies the build's closed cluster
- * (src/services/InitdbProcess.ts), PG_VERSION last, so "PG_VERSION written" is its copy complete,
+ * (src/services/embedded/InitdbProcess.ts), PG_VERSION last, so "PG_VERSION written" is its copy complete,
  * the child not yet gone.
  */
 

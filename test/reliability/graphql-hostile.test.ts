@@ -2,8 +2,9 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import { randomUUID } from "node:crypto"
 import * as http2 from "node:http2"
-import { DatabaseHealth } from "../../src/services/DatabaseHealth.js"
-import { InMemoryStore } from "../../src/services/InMemoryStore.js"
+import { DatabaseHealthInMemory } from "../../src/services/database/DatabaseHealth.js"
+import { unitOfWorkReferences } from "../../src/services/database/Transient.js"
+import { InMemoryStore } from "../../src/services/records/InMemoryStore.js"
 import { Licenses } from "../../src/services/Licenses.js"
 import { Onboarding } from "../../src/services/Onboarding.js"
 import { Orgs } from "../../src/services/Orgs.js"
@@ -253,7 +254,8 @@ const CountedServices = Layer.mergeAll(
   Profiles.InMemory,
   Licenses.InMemory,
   Onboarding.InMemory,
-  DatabaseHealth.InMemory
+  DatabaseHealthInMemory,
+  unitOfWorkReferences
 ).pipe(Layer.provideMerge(InMemoryStore.layer))
 
 /**

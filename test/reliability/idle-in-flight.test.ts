@@ -12,7 +12,8 @@ import {
   CreateOnboardingWorkflowRequestSchema,
   WorkflowService
 } from "../../src/gen/workflow/v1beta1/workflow_pb.js"
-import { DatabaseHealth } from "../../src/services/DatabaseHealth.js"
+import { DatabaseHealthLive } from "../../src/services/database/DatabaseHealth.js"
+import { unitOfWorkReferences } from "../../src/services/database/Transient.js"
 import { Licenses } from "../../src/services/Licenses.js"
 import { Onboarding } from "../../src/services/Onboarding.js"
 import { WorkflowRuns } from "../../src/services/WorkflowRuns.js"
@@ -57,7 +58,8 @@ const SlowWorkflows = Layer.mergeAll(
   Profiles.Default,
   Licenses.Default,
   Onboarding.DefaultWithoutDependencies.pipe(Layer.provide([SlowOrgs, Profiles.Default, Licenses.Default, WorkflowRuns.Sql])),
-  DatabaseHealth.Default
+  DatabaseHealthLive,
+  unitOfWorkReferences
 ).pipe(Layer.provideMerge(TestDatabase))
 
 const workflowJson = () =>

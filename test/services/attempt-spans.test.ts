@@ -1,7 +1,7 @@
 import { SqlError } from "@effect/sql/SqlError"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit } from "effect"
-import { databaseOperation } from "../../src/services/Transient.js"
+import { databaseOperation } from "../../src/services/database/Transient.js"
 import { recordingTracer } from "../support/RecordingTracer.js"
 
 /** A statement that fails with `codes` in turn (as @effect/sql-pg reports PostgreSQL's errors), then answers. */

@@ -8,7 +8,7 @@ import { Org } from "../../src/domain/Org.js"
 import { validate } from "../../src/domain/Validation.js"
 import { Onboarding } from "../../src/services/Onboarding.js"
 import { Orgs } from "../../src/services/Orgs.js"
-import { OperationBudget } from "../../src/services/Transient.js"
+import { OperationBudget } from "../../src/services/database/Transient.js"
 import { serverUrl, TestDatabase } from "../support/TestDatabase.js"
 import { uuid } from "../support/ids.js"
 

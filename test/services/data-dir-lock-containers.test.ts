@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from "node:fs"
 import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { DataDirLocked, lockDataDir, lockFileName } from "../../src/services/DataDirLock.js"
+import { DataDirLocked, lockDataDir, lockFileName } from "../../src/services/embedded/DataDirLock.js"
 
 // A container recreated on its volume: a lock written by another host name (the old container's),
 // on the same kernel. Only that kernel's answer (the owner's socket) may let it be taken over.

@@ -6,7 +6,7 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises"
 import { hostname, tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { DataDirLocked, lockDataDir, lockFileName } from "../../src/services/DataDirLock.js"
+import { DataDirLocked, lockDataDir, lockFileName } from "../../src/services/embedded/DataDirLock.js"
 
 const temporaryDirectory = Effect.acquireRelease(
   Effect.promise(() => mkdtemp(join(tmpdir(), "onboarding-lock-"))),
@@ -161,7 +161,7 @@ describe("the embedded data directory's lock", () => {
     }))
 })
 
-const lockModule = fileURLToPath(new URL("../../dist/services/DataDirLock.js", import.meta.url))
+const lockModule = fileURLToPath(new URL("../../dist/services/embedded/DataDirLock.js", import.meta.url))
 const projectRoot = fileURLToPath(new URL("../..", import.meta.url))
 
 /**

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import type * as SqlConnection from "@effect/sql/SqlConnection"
 import { Deferred, Duration, Effect, Exit, Fiber, Scope } from "effect"
-import { type DatabaseGate, type KeptConnection, makeDatabaseGate } from "../../src/services/DatabaseGate.js"
-import { keepingUnit } from "../../src/services/UnitConnection.js"
-import { withinBudget } from "../../src/services/WithinBudget.js"
+import { type DatabaseGate, type KeptConnection, makeDatabaseGate } from "../../src/services/database/DatabaseGate.js"
+import { keepingUnit } from "../../src/services/database/UnitConnection.js"
+import { withinBudget } from "../../src/services/database/WithinBudget.js"
 
 /*
  * The bound on the database work a process holds (issue 24, item 1): a permit per connection, kept

@@ -3,9 +3,11 @@ import { createGrpcTransport } from "@connectrpc/connect-node"
 import { describe, expect, it, layer } from "@effect/vitest"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Duration, Effect, Fiber, Layer, Redacted, Ref, Stream } from "effect"
-import * as Database from "../../src/services/Database.js"
+import * as Database from "../../src/services/database/Database.js"
 import { Health, HealthCheckResponse_ServingStatus as Status } from "../../src/gen/grpc/health/v1/health_pb.js"
-import { DatabaseHealth, HealthCheckInterval } from "../../src/services/DatabaseHealth.js"
+import { DatabaseHealthLive, HealthCheckInterval } from "../../src/services/database/DatabaseHealth.js"
+import { unitOfWorkReferences } from "../../src/services/database/Transient.js"
+import { DatabaseHealth } from "../../src/operations/DatabaseAccess.js"
 import { Licenses } from "../../src/services/Licenses.js"
 import { Onboarding } from "../../src/services/Onboarding.js"
 import { Orgs } from "../../src/services/Orgs.js"
@@ -26,7 +28,7 @@ const portCeiling = 30_000
 
 /** DatabaseHealth as the processes build it, over a SqlClient that counts what reaches the database. */
 const healthOver = (tap: DatabaseTap) =>
-  DatabaseHealth.Default.pipe(
+  DatabaseHealthLive.pipe(
     Layer.provide(countingSqlClient(tap)),
     Layer.provide(Layer.succeed(HealthCheckInterval, Duration.millis(interval)))
   )
@@ -104,7 +106,7 @@ describe(`database health is one shared, cached state (${testDatabaseKind})`, ()
 
 describe(`health over the ports reads the shared state (${testDatabaseKind})`, () => {
   const tap = databaseTap()
-  const services = Layer.mergeAll(Orgs.Default, Profiles.Default, Licenses.Default, Onboarding.Default, healthOver(tap)).pipe(
+  const services = Layer.mergeAll(Orgs.Default, Profiles.Default, Licenses.Default, Onboarding.Default, healthOver(tap), unitOfWorkReferences).pipe(
     Layer.provideMerge(TestDatabase)
   )
   // 500 Watch streams share one HTTP/2 connection here; the 1,000 /readyz open about as many
@@ -170,7 +172,7 @@ describe.skipIf(serverUrl === undefined)("readiness is not hostage to a saturate
     Effect.gen(function*() {
       const { url } = yield* freshServerDatabase(serverUrl!)
       const context = yield* Layer.build(
-        DatabaseHealth.Default.pipe(
+        DatabaseHealthLive.pipe(
           Layer.provideMerge(Database.layer({ kind: "postgres", url: Redacted.make(url), poolSize: 2 })),
           Layer.provide(Layer.succeed(HealthCheckInterval, Duration.millis(interval)))
         )

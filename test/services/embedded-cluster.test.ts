@@ -5,12 +5,12 @@ import { spawn } from "node:child_process"
 import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { openEmbeddedDatabase } from "../../src/services/EmbeddedPostgres.js"
-import { initdbInChild } from "../../src/services/InitdbProcess.js"
+import { openEmbeddedDatabase } from "../../src/services/embedded/EmbeddedPostgres.js"
+import { initdbInChild } from "../../src/services/embedded/InitdbProcess.js"
 
 /**
  * The states a start killed while it creates the embedded database can leave in DATA_DIR (see
- * src/services/EmbeddedCluster.ts), each made here from a real cluster, and what the next start
+ * src/services/embedded/EmbeddedCluster.ts), each made here from a real cluster, and what the next start
  * does with them: it always opens, never touches a directory that holds a database, and says with
  * one warning when it rebuilt or finished what a killed start left. The kills themselves, at
  * these points, are test/reliability/first-start.slow.test.ts.

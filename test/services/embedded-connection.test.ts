@@ -2,8 +2,8 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import type { Duplex } from "node:stream"
 import * as Pg from "pg"
-import { embeddedConnections } from "../../src/services/EmbeddedConnection.js"
-import { openEmbeddedDatabase } from "../../src/services/EmbeddedPostgres.js"
+import { embeddedConnections } from "../../src/services/embedded/EmbeddedConnection.js"
+import { openEmbeddedDatabase } from "../../src/services/embedded/EmbeddedPostgres.js"
 
 // The connection the processes' pool makes to their embedded database, with `pg` itself on it.
 

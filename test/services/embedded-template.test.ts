@@ -5,11 +5,11 @@ import { spawn } from "node:child_process"
 import { copyFile, mkdir, mkdtemp, readdir, rm, stat, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { basename, join } from "node:path"
-import { clusterSource, templateCluster, templateFile, writeTemplate } from "../../src/services/EmbeddedTemplate.js"
-import { initdbInChild } from "../../src/services/InitdbProcess.js"
+import { clusterSource, templateCluster, templateFile, writeTemplate } from "../../src/services/embedded/EmbeddedTemplate.js"
+import { initdbInChild } from "../../src/services/embedded/InitdbProcess.js"
 
 /**
- * A new embedded database starts from the build's template (src/services/EmbeddedTemplate.ts)
+ * A new embedded database starts from the build's template (src/services/embedded/EmbeddedTemplate.ts)
  * instead of PGlite's initdb. It must be the cluster initdb would have made: the same catalog,
  * the same settings, and a database that opens and takes writes.
  */

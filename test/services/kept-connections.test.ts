@@ -2,14 +2,14 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Exit, Layer, Scope } from "effect"
 import * as Pg from "pg"
-import { pooledClient } from "../../src/services/DatabasePool.js"
-import { preparedStatements } from "../../src/services/Prepared.js"
-import { databaseOperation, OperationBudget, transaction } from "../../src/services/Transient.js"
+import { pooledClient } from "../../src/services/database/DatabasePool.js"
+import { preparedStatements } from "../../src/services/records/Prepared.js"
+import { databaseOperation, OperationBudget, transaction } from "../../src/services/database/Transient.js"
 import { freshServerDatabase, serverUrl } from "../support/TestDatabase.js"
 
 /*
  * A unit of work outside a transaction runs its statements on a pool client it keeps, handed from
- * one unit to the next by the process's gate (src/services/UnitConnection.ts), on PostgreSQL: the
+ * one unit to the next by the process's gate (src/services/database/UnitConnection.ts), on PostgreSQL: the
  * same backend serves unit after unit; a unit that opens a transaction, or whose statement failed,
  * gives it back first, so that a unit never waits for a second client while it keeps one; and the
  * pool's connections are all closed when the client's layer is.

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import type * as SqlConnection from "@effect/sql/SqlConnection"
 import { Effect, Metric, Scope } from "effect"
-import { makeDatabaseGate } from "../../src/services/DatabaseGate.js"
-import { poolConnections, poolWaiting, samplePool, workHeld } from "../../src/services/DatabasePool.js"
+import { makeDatabaseGate } from "../../src/services/database/DatabaseGate.js"
+import { poolConnections, poolWaiting, samplePool, workHeld } from "../../src/services/database/DatabasePool.js"
 
 /*
  * The pool's gauges are read every second by repeating one reading. Built once with its figures

@@ -3,7 +3,7 @@ import { Schema } from "effect"
 import { License } from "../../src/domain/License.js"
 import { Profile } from "../../src/domain/Profile.js"
 import { Timestamp } from "../../src/domain/Timestamp.js"
-import { domainTable, sqlTable } from "../../src/services/SqlTable.js"
+import { domainTable, sqlTable } from "../../src/services/records/SqlTable.js"
 
 describe("a table derived from its domain class", () => {
   it("writes the text the literal declaration wrote: snake_case columns, renamed ones, timestamps read and written as such", () => {

@@ -1,6 +1,6 @@
 import { SqlError } from "@effect/sql/SqlError"
 import { describe, expect, it } from "@effect/vitest"
-import { isTransient, sqlState } from "../../src/services/Transient.js"
+import { isTransient, sqlState } from "../../src/services/database/Transient.js"
 
 /** A database error as @effect/sql-pg wraps what node-postgres threw. */
 const failure = (cause: { code?: string; message: string }) =>

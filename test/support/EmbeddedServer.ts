@@ -1,6 +1,6 @@
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
 import { Effect } from "effect"
-import { openEmbeddedDatabase } from "../../src/services/EmbeddedPostgres.js"
+import { openEmbeddedDatabase } from "../../src/services/embedded/EmbeddedPostgres.js"
 
 /**
  * The embedded database as a start opens it, served on a loopback port for as long as the scope

@@ -6,13 +6,13 @@ import { LicenseOperationsLive } from "../../src/operations/LicenseOperationsLiv
 import { OrgOperationsLive } from "../../src/operations/OrgOperationsLive.js"
 import { ProfileOperationsLive } from "../../src/operations/ProfileOperationsLive.js"
 import { WorkflowOperationsLive } from "../../src/operations/WorkflowOperationsLive.js"
-import { DatabaseHealth } from "../../src/services/DatabaseHealth.js"
+import type { DatabaseHealth, UnitOfWorkReferences } from "../../src/operations/DatabaseAccess.js"
 import { InMemoryServices } from "../../src/services/InMemoryServices.js"
 import { Licenses } from "../../src/services/Licenses.js"
 import { Onboarding } from "../../src/services/Onboarding.js"
 import { Orgs } from "../../src/services/Orgs.js"
 import { Profiles } from "../../src/services/Profiles.js"
-import { HealthWatches } from "../../src/transports/connect/HealthWatches.js"
+import { HealthWatches } from "../../src/transports/health/HealthWatches.js"
 import { Services } from "./Services.js"
 import type { Unavailable } from "../../src/domain/Errors.js"
 
@@ -22,7 +22,7 @@ export { InMemoryServices }
 export const failingOrgs = (fail: Effect.Effect<never, Unavailable>) =>
   Layer.merge(InMemoryServices, Layer.succeed(Orgs, Orgs.make({ create: () => fail, get: () => fail, list: () => fail })))
 
-type PortServices = Orgs | Profiles | Licenses | Onboarding | DatabaseHealth
+type PortServices = Orgs | Profiles | Licenses | Onboarding | DatabaseHealth | UnitOfWorkReferences
 
 /**
  * The four service ports served in this process, on ephemeral loopback ports, with the same code

@@ -1,6 +1,6 @@
 import { expect } from "@effect/vitest"
 import type { DocumentNode, SelectionSetNode } from "../../src/transports/graphql/GraphqlJs.js"
-import { definitionCosts } from "../../src/transports/graphql/QueryLimits.js"
+import { definitionCosts } from "../../src/transports/limits/QueryLimits.js"
 
 /** The selections a document holds as written: fields, inline fragments and spreads, in every definition. */
 export const selectionsIn = (document: DocumentNode) => {

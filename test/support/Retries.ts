@@ -1,5 +1,5 @@
 import { Effect, Metric } from "effect"
-import { transientFailures } from "../../src/services/Transient.js"
+import { transientFailures } from "../../src/services/database/Transient.js"
 import { recordFigures } from "./Figures.js"
 
 const failuresWith = (state: string) =>

@@ -1,7 +1,7 @@
 import { Effect, Layer, Redacted } from "effect"
 import { randomUUID } from "node:crypto"
 import pg from "pg"
-import * as Database from "../../src/services/Database.js"
+import * as Database from "../../src/services/database/Database.js"
 
 /** Set to run the database suites against a real PostgreSQL server instead of in-memory PGlite. */
 export const serverUrl = process.env["TEST_DATABASE_URL"] || undefined

@@ -4,7 +4,7 @@ import { readdirSync } from "node:fs"
 import { copyFile, mkdtemp, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { migrationsDirectory } from "../../src/services/Migrations.js"
+import { migrationsDirectory } from "../../src/services/database/Migrations.js"
 
 /** The migration numbers the database has recorded as applied, in order. */
 export const appliedMigrations = Effect.flatMap(

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, HashMap, Option, Ref } from "effect"
-import { InMemoryStore } from "../../src/services/InMemoryStore.js"
+import { InMemoryStore } from "../../src/services/records/InMemoryStore.js"
 
 const sqlCounts = (sql: SqlClient.SqlClient) =>
   sql<{ orgs: number; profiles: number; licenses: number; runs: number }>`

@@ -1,12 +1,13 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Context, Duration, Effect, Scope } from "effect"
+import { Context, Duration, Effect, Layer, Scope } from "effect"
 import { readdirSync, readFileSync } from "node:fs"
 import { join, relative } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { handlersOf } from "../../src/operations/Operation.js"
-import { OrgOperations } from "../../src/operations/OrgOperations.js"
-import { DatabaseGateRef, makeDatabaseGate } from "../../src/services/DatabaseGate.js"
-import { OperationBudget } from "../../src/services/Transient.js"
+import { OrgOperations } from "../../src/contract/OrgOperations.js"
+import { DatabaseGateRef, makeDatabaseGate } from "../../src/services/database/DatabaseGate.js"
+import { OperationBudget, unitOfWorkReferences } from "../../src/services/database/Transient.js"
+import { UnitOfWorkReferences } from "../../src/operations/DatabaseAccess.js"
 import { callContext } from "../../src/transports/CallContext.js"
 
 const src = fileURLToPath(new URL("../../src/", import.meta.url))
@@ -33,6 +34,8 @@ const declaredReferences = () => {
 }
 
 const handlers = handlersOf(OrgOperations)
+/** The references the services declare a unit of work reads, as src/main provides them. */
+const unitOfWorkContext = Effect.runSync(Layer.build(unitOfWorkReferences).pipe(Effect.scoped))
 const unrelated = Context.GenericTag<{ readonly built: string }>("A service only building the process uses")
 
 /** A process's context as a port is built in: the table's handlers, its scope, the references set, and more. */
@@ -41,6 +44,7 @@ const processContext = (scope: Scope.Scope) =>
     Context.add(Scope.Scope, scope),
     Context.add(OperationBudget, Duration.millis(1234)),
     Context.add(DatabaseGateRef, makeDatabaseGate({ connections: 3, maxWaiting: 7 })),
+    Context.add(UnitOfWorkReferences, Context.get(unitOfWorkContext, UnitOfWorkReferences)),
     Context.add(unrelated, { built: "once" })
   )
 

@@ -9,7 +9,7 @@ import { setTimeout as sleep } from "node:timers/promises"
 import { CreateLicenseResponseSchema, LicenseService } from "../../src/gen/license/v1beta1/license_pb.js"
 import { CreateOrgResponseSchema, GetOrgResponseSchema, OrgService } from "../../src/gen/org/v1beta1/org_pb.js"
 import { connectNodeAdapter as ourAdapter } from "../../src/transports/connect/ConnectNodeAdapter.js"
-import type { RequestHandler } from "../../src/transports/http/PortListener.js"
+import type { RequestHandler } from "../../src/transports/http/RequestHandler.js"
 import { envelope, rawHttp } from "../reliability/support/wire.js"
 
 /**

@@ -3,8 +3,9 @@ import { Effect, Layer } from "effect"
 import { randomUUID } from "node:crypto"
 import { Org } from "../../src/domain/Org.js"
 import { CreateOrgRequestSchema } from "../../src/gen/org/v1beta1/org_pb.js"
-import { DatabaseHealth } from "../../src/services/DatabaseHealth.js"
-import { InMemoryStore, inMemoryTable } from "../../src/services/InMemoryStore.js"
+import { DatabaseHealthInMemory } from "../../src/services/database/DatabaseHealth.js"
+import { unitOfWorkReferences } from "../../src/services/database/Transient.js"
+import { InMemoryStore, inMemoryTable } from "../../src/services/records/InMemoryStore.js"
 import { Licenses } from "../../src/services/Licenses.js"
 import { Onboarding } from "../../src/services/Onboarding.js"
 import { Orgs } from "../../src/services/Orgs.js"
@@ -35,7 +36,7 @@ const NotingOrgs = Layer.effect(
   })
 )
 
-const services = Layer.mergeAll(NotingOrgs, Profiles.InMemory, Licenses.InMemory, Onboarding.InMemory, DatabaseHealth.InMemory).pipe(
+const services = Layer.mergeAll(NotingOrgs, Profiles.InMemory, Licenses.InMemory, Onboarding.InMemory, DatabaseHealthInMemory, unitOfWorkReferences).pipe(
   Layer.provideMerge(InMemoryStore.layer)
 )
 

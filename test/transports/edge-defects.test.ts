@@ -3,7 +3,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Cause, Effect, HashMap, Layer, Logger, Option } from "effect"
 import { OrgOperationsLive } from "../../src/operations/OrgOperationsLive.js"
 import { InMemoryServices } from "../../src/services/InMemoryServices.js"
-import { OrgHttpApi } from "../../src/transports/rest/HttpApis.js"
+import { OrgHttpApi } from "../../src/contract/HttpApis.js"
 import { platformServices, restApp } from "../../src/transports/rest/RestApp.js"
 import { OrgRestLive } from "../../src/transports/rest/RestHandlers.js"
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, FastCheck as fc, Runtime } from "effect"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
-import { boundedParse, defaultDocumentBounds } from "../../src/transports/graphql/DocumentBounds.js"
+import { boundedParse, defaultDocumentBounds } from "../../src/transports/limits/DocumentBounds.js"
 import { documentCache } from "../../src/transports/graphql/DocumentCache.js"
 import { graphqlHandler } from "../../src/transports/graphql/GraphqlHandler.js"
 import { getIntrospectionQuery } from "graphql/index.js"
@@ -16,7 +16,7 @@ import {
   parse,
   type SelectionSetNode
 } from "../../src/transports/graphql/GraphqlJs.js"
-import { countCap, definitionCosts, limitErrors } from "../../src/transports/graphql/QueryLimits.js"
+import { countCap, definitionCosts, limitErrors } from "../../src/transports/limits/QueryLimits.js"
 
 /**
  * The GraphQL document's cost is computed in time linear in its text, so a small document cannot

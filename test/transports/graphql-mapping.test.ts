@@ -14,13 +14,13 @@ import {
 } from "graphql/index.js"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Org } from "../../src/domain/Org.js"
-import { LicenseOperations } from "../../src/operations/LicenseOperations.js"
-import { OrgOperations } from "../../src/operations/OrgOperations.js"
-import { ProfileOperations } from "../../src/operations/ProfileOperations.js"
-import { WorkflowOperations } from "../../src/operations/WorkflowOperations.js"
+import { LicenseOperations } from "../../src/contract/LicenseOperations.js"
+import { OrgOperations } from "../../src/contract/OrgOperations.js"
+import { ProfileOperations } from "../../src/contract/ProfileOperations.js"
+import { WorkflowOperations } from "../../src/contract/WorkflowOperations.js"
 import type { GraphqlApi } from "../../src/transports/graphql/GraphqlApi.js"
 import { licenseGraphql, orgGraphql, profileGraphql, workflowGraphql } from "../../src/transports/graphql/GraphqlApis.js"
-import { LicenseHttpApi } from "../../src/transports/rest/HttpApis.js"
+import { LicenseHttpApi } from "../../src/contract/HttpApis.js"
 import { elementOf, isAbsent, objectOf } from "../../src/transports/SchemaShape.js"
 
 /**

@@ -19,7 +19,7 @@ import { Services } from "../support/Services.js"
 import { inProcessServers } from "../support/InProcessServers.js"
 
 /*
- * gRPC health Watch is answered by src/transports/connect/HealthWatch.ts, not connect-node (what a
+ * gRPC health Watch is answered by src/transports/health/HealthWatch.ts, not connect-node (what a
  * stream costs there: test/reliability/health-watch-flood.test.ts). These hold it to what
  * connect-node answered, with real clients of every protocol that streams: connect-node's gRPC,
  * gRPC-Web and Connect transports (binary and JSON, HTTP/1.1 and HTTP/2) and @grpc/grpc-js.

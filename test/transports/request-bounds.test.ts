@@ -3,10 +3,10 @@ import { BinaryWriter, WireType } from "@bufbuild/protobuf/wire"
 import { describe, expect, it } from "@effect/vitest"
 import { CreateOrgRequestSchema } from "../../src/gen/org/v1beta1/org_pb.js"
 import { CreateOnboardingWorkflowRequestSchema } from "../../src/gen/workflow/v1beta1/workflow_pb.js"
-import { holdsMoreFields } from "../../src/transports/connect/ProtobufFieldBound.js"
+import { holdsMoreFields } from "../../src/transports/limits/ProtobufFieldBound.js"
 import { parse } from "../../src/transports/graphql/GraphqlJs.js"
-import { limitErrors, rootCalls } from "../../src/transports/graphql/QueryLimits.js"
-import { jsonBoundsBroken } from "../../src/transports/http/JsonBounds.js"
+import { limitErrors, rootCalls } from "../../src/transports/limits/QueryLimits.js"
+import { jsonBoundsBroken } from "../../src/transports/limits/JsonBounds.js"
 
 /**
  * The three bounds of issue 24 item 5 on their own, exactly: what each counts, and that it counts

@@ -6,7 +6,7 @@ import { License } from "../../src/domain/License.js"
 import { Org } from "../../src/domain/Org.js"
 import { Profile } from "../../src/domain/Profile.js"
 import { validate } from "../../src/domain/Validation.js"
-import { LicenseHttpApi, OrgHttpApi, ProfileHttpApi } from "../../src/transports/rest/HttpApis.js"
+import { LicenseHttpApi, OrgHttpApi, ProfileHttpApi } from "../../src/contract/HttpApis.js"
 import { endpointOf } from "../../src/transports/rest/RestReply.js"
 import { uuid } from "../support/ids.js"
 

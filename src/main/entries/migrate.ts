@@ -1,5 +1,5 @@
 import { Effect, Layer } from "effect"
-import * as Database from "../../services/Database.js"
+import * as Database from "../../services/database/Database.js"
 import { databaseOptions } from "../DatabaseSettings.js"
 import { databaseLayer, runMain } from "../Commands.js"
 import { migrateUsage } from "../Usage.js"

@@ -1,7 +1,7 @@
 import type { ServiceImpl } from "@connectrpc/connect"
 import { LicenseService } from "../../gen/license/v1beta1/license_pb.js"
 import { operation } from "../../operations/Operation.js"
-import { type LicenseHandlers, LicenseOperations } from "../../operations/LicenseOperations.js"
+import { type LicenseHandlers, LicenseOperations } from "../../contract/LicenseOperations.js"
 import type { EffectCall } from "./EffectCall.js"
 import { unary } from "./ProtoCodec.js"
 

@@ -1,7 +1,7 @@
 import type { ServiceImpl } from "@connectrpc/connect"
 import { OrgService } from "../../gen/org/v1beta1/org_pb.js"
 import { operation } from "../../operations/Operation.js"
-import { type OrgHandlers, OrgOperations } from "../../operations/OrgOperations.js"
+import { type OrgHandlers, OrgOperations } from "../../contract/OrgOperations.js"
 import type { EffectCall } from "./EffectCall.js"
 import { unary } from "./ProtoCodec.js"
 

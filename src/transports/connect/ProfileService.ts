@@ -1,7 +1,7 @@
 import type { ServiceImpl } from "@connectrpc/connect"
 import { ProfileService } from "../../gen/profile/v1beta1/profile_pb.js"
 import { operation } from "../../operations/Operation.js"
-import { type ProfileHandlers, ProfileOperations } from "../../operations/ProfileOperations.js"
+import { type ProfileHandlers, ProfileOperations } from "../../contract/ProfileOperations.js"
 import type { EffectCall } from "./EffectCall.js"
 import { unary } from "./ProtoCodec.js"
 

@@ -1,7 +1,7 @@
 import type { ServiceImpl } from "@connectrpc/connect"
 import { WorkflowService } from "../../gen/workflow/v1beta1/workflow_pb.js"
 import { operation } from "../../operations/Operation.js"
-import { type WorkflowHandlers, WorkflowOperations } from "../../operations/WorkflowOperations.js"
+import { type WorkflowHandlers, WorkflowOperations } from "../../contract/WorkflowOperations.js"
 import type { EffectCall } from "./EffectCall.js"
 import { unary } from "./ProtoCodec.js"
 

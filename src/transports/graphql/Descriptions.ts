@@ -1,6 +1,6 @@
 import type * as Rpc from "@effect/rpc/Rpc"
 import { Context, Option, SchemaAST as AST } from "effect"
-import { domainSchemaOf, OperationDescription } from "../../operations/WireShape.js"
+import { domainSchemaOf, OperationDescription } from "../../contract/WireShape.js"
 import { elementOf, objectOf, presentMember, soleOf } from "../SchemaShape.js"
 import {
   type GraphQLSchema,

@@ -3,9 +3,9 @@ import { createHash, timingSafeEqual } from "node:crypto"
 import * as reflectionV1 from "../../gen/grpc/reflection/v1/reflection_pb.js"
 import * as reflectionV1alpha from "../../gen/grpc/reflection/v1alpha/reflection_pb.js"
 import { pathOf } from "./Calls.js"
-import type { Request, Response } from "./PortListener.js"
+import type { Request, Response } from "./RequestHandler.js"
 import { type Refusal, refuse } from "./Refusal.js"
-import { tokenlessRate, type TokenlessRates } from "./TokenlessRate.js"
+import { tokenlessRate, type TokenlessRates } from "../limits/TokenlessRate.js"
 
 /** Whether an `Authorization` header value carries the configured bearer token. */
 export type BearerCheck = (authorization: string | undefined) => boolean

@@ -25,7 +25,7 @@ import {
 import { zipWith } from "effect/Array"
 import { type AccessLine, accessLineWriter } from "./AccessLine.js"
 import { type Call, finalCode } from "./Calls.js"
-import type { Request, Response } from "./PortListener.js"
+import type { Request, Response } from "./RequestHandler.js"
 
 /**
  * RED metrics of every call in every style, refusals included: their names and labels are part of

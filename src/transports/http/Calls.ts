@@ -2,7 +2,7 @@ import { codeToString } from "@connectrpc/connect/protocol-connect"
 import { type Cause, Effect, FiberRef, Record, type Tracer } from "effect"
 import { type CallNote, CurrentCallNote } from "../../operations/Operation.js"
 import { errorTable, type FailureKind } from "../ErrorTable.js"
-import type { Request, Response } from "./PortListener.js"
+import type { Request, Response } from "./RequestHandler.js"
 
 /** Connect, gRPC and gRPC-Web address `/<package>.<Service>/<Method>`; no REST path has a dot there. */
 export const isRpcPath = (path: string) => path.indexOf(".") !== -1 && path.indexOf(".") < path.indexOf("/", 1)

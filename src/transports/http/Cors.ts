@@ -1,5 +1,5 @@
 import { cors } from "@connectrpc/connect"
-import type { Request, Response } from "./PortListener.js"
+import type { Request, Response } from "./RequestHandler.js"
 
 /**
  * CORS for browsers, off unless origins are listed (`*` allows any), or for the onboarding console

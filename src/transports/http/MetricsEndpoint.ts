@@ -1,6 +1,6 @@
 import { Metric, type MetricPair, MetricState } from "effect"
 import { monitorEventLoopDelay } from "node:perf_hooks"
-import type { Request, Response } from "./PortListener.js"
+import type { Request, Response } from "./RequestHandler.js"
 
 /**
  * `GET /metrics`: every metric of the process in Prometheus's text format (version 0.0.4), then

@@ -2,15 +2,13 @@ import { Data, Effect } from "effect"
 import * as http from "node:http"
 import * as http2 from "node:http2"
 import * as net from "node:net"
-import { connectionPlaces } from "./ConnectionPlaces.js"
-import { closeQuietSessions, withStreamDeadline } from "./Http2Limits.js"
-import { destroyEndedSessions } from "./EndingSessions.js"
-import { closeWhenIdle, noteAnswers } from "./IdleTimeout.js"
-import { limitStreamResets, startAfterRead } from "./StreamResets.js"
+import { connectionPlaces } from "../limits/ConnectionPlaces.js"
+import { closeQuietSessions, withStreamDeadline } from "../limits/Http2Limits.js"
+import { destroyEndedSessions } from "../limits/EndingSessions.js"
+import { closeWhenIdle, noteAnswers } from "../limits/IdleTimeout.js"
+import { limitStreamResets, startAfterRead } from "../limits/StreamResets.js"
+import type { RequestHandler } from "./RequestHandler.js"
 
-export type Request = http.IncomingMessage | http2.Http2ServerRequest
-export type Response = http.ServerResponse | http2.Http2ServerResponse
-export type RequestHandler = (request: Request, response: Response) => void
 
 export class ListenError extends Data.TaggedError("ListenError")<{ readonly message: string }> {}
 

@@ -1,5 +1,5 @@
-import { toOriginForm } from "./AllowedHosts.js"
-import type { Request, RequestHandler, Response } from "./PortListener.js"
+import { toOriginForm } from "../limits/AllowedHosts.js"
+import type { Request, RequestHandler, Response } from "./RequestHandler.js"
 import type { CallTelemetry } from "./CallTelemetry.js"
 import { beginCall, pathOf } from "./Calls.js"
 import { refuse, type Refusal } from "./Refusal.js"

@@ -1,4 +1,4 @@
-import type { Request, Response } from "./PortListener.js"
+import type { Request, Response } from "./RequestHandler.js"
 
 const json = (response: Response, status: number, body: unknown) => {
   const text = JSON.stringify(body)

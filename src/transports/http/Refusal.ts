@@ -4,7 +4,7 @@ import { setTrailerStatus } from "@connectrpc/connect/protocol-grpc"
 import * as http2 from "node:http2"
 import { connectError, errorBody, errorTable, type FailureKind } from "../ErrorTable.js"
 import { answered, codeName, styleOf } from "./Calls.js"
-import type { Request, Response } from "./PortListener.js"
+import type { Request, Response } from "./RequestHandler.js"
 
 
 /** A request answered by the edge, before (or instead of) any handler reading its body. */

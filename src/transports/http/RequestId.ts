@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto"
-import type { Request, Response } from "./PortListener.js"
+import type { Request, Response } from "./RequestHandler.js"
 
 /** The header a call's request id travels in, both ways. */
 export const requestIdHeader = "x-request-id"

@@ -1,9 +1,9 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
-import type { Request, Response } from "../http/PortListener.js"
+import type { Request, Response } from "../http/RequestHandler.js"
 import { pathOf } from "../http/Calls.js"
-import { requestHost } from "../http/AllowedHosts.js"
+import { requestHost } from "../limits/AllowedHosts.js"
 import { asset, type Asset } from "./PackageFiles.js"
 import { contentSecurityPolicy, css, javascript, page, send } from "./PageResponses.js"
 

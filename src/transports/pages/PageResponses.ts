@@ -1,4 +1,4 @@
-import type { Request, Response } from "../http/PortListener.js"
+import type { Request, Response } from "../http/RequestHandler.js"
 import { type Asset, asset } from "./PackageFiles.js"
 
 export const javascript = "text/javascript; charset=utf-8"

@@ -1,6 +1,6 @@
 import type { SchemaAST as AST } from "effect"
 import { elementOf, objectOf } from "../SchemaShape.js"
-import { protoName } from "./FieldNames.js"
+import { protoName } from "../../contract/FieldNames.js"
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value)

@@ -1,11 +1,11 @@
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Effect, FiberRef, Layer } from "effect"
 import { InvalidArgument } from "../../domain/Errors.js"
-import { boundedBody } from "../http/BoundedBody.js"
-import { CurrentJsonBounds, type JsonBounds, jsonBoundsBroken } from "../http/JsonBounds.js"
+import { boundedBody } from "../limits/BoundedBody.js"
+import { CurrentJsonBounds, type JsonBounds, jsonBoundsBroken } from "../limits/JsonBounds.js"
 import { namesOtherCharset, utf8Text } from "../http/Utf8Text.js"
-import { JsonBodyReader } from "./HttpApis.js"
-import { ResourceExhausted, UnsupportedMediaType } from "./RestErrors.js"
+import { JsonBodyReader } from "../../contract/HttpApis.js"
+import { ResourceExhausted, UnsupportedMediaType } from "../../contract/RestErrors.js"
 
 const isJsonType = (contentType: string | undefined): boolean => {
   const type = (contentType ?? "").split(";")[0]!.trim().toLowerCase()

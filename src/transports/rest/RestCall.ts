@@ -2,7 +2,7 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Cause, Effect, Option } from "effect"
 import { errorBody, errorTable, type FailureKind } from "../ErrorTable.js"
 import { logCallError } from "../http/Calls.js"
-import { Internal } from "./RestErrors.js"
+import { Internal } from "../../contract/RestErrors.js"
 
 /** The REST error answer (contract §5): the table's HTTP status and the one REST error body. */
 export const errorReply = (kind: FailureKind, message: string, headers?: Record<string, string>) =>

@@ -1,10 +1,10 @@
 import { RpcClient } from "@effect/rpc"
 import { Cause, Effect, Exit } from "effect"
-import { LicenseOperations } from "../../../src/operations/LicenseOperations.js"
-import { OrgOperations } from "../../../src/operations/OrgOperations.js"
-import { ProfileOperations } from "../../../src/operations/ProfileOperations.js"
+import { LicenseOperations } from "../../../src/contract/LicenseOperations.js"
+import { OrgOperations } from "../../../src/contract/OrgOperations.js"
+import { ProfileOperations } from "../../../src/contract/ProfileOperations.js"
 import { rpcProtocol } from "../../../src/client/RpcProtocol.js"
-import { WorkflowOperations } from "../../../src/operations/WorkflowOperations.js"
+import { WorkflowOperations } from "../../../src/contract/WorkflowOperations.js"
 import { type ClientStyle, type ServiceUrls, type StyleClient, StyleError } from "./StyleClient.js"
 
 const codeOfTag: Record<string, number> = { InvalidArgument: 3, NotFound: 5, AlreadyExists: 6, Unavailable: 14 }

@@ -1,0 +1,71 @@
+import { Schema, SchemaAST } from "effect"
+import { CanonicalTimestamp } from "../../domain/Timestamp.js"
+import { utcText } from "./SqlText.js"
+
+/** A column: its name in SQL; a timestamptz is read as UTC text and written from RFC 3339 text. */
+export type Column = string | { readonly column: string; readonly timestamp: true }
+
+/**
+ * A table's columns, written once: each domain field beside its column, in one order. The row as
+ * the domain reads it (`selectList`), the insert's column list, its placeholders and its
+ * parameters all come from this, so a field cannot be selected and not inserted, or bound in
+ * another position than its column.
+ */
+export const sqlTable = <const Fields extends Readonly<Record<string, Column>>>(table: string, fields: Fields) => {
+  const columns = Object.entries(fields).map(([field, column]) =>
+    typeof column === "string" ? { field, column, timestamp: false } : { field, column: column.column, timestamp: true }
+  )
+  const selectList = columns.map(({ column, field, timestamp }) => {
+    const read = timestamp ? utcText(column) : column
+    return read === field ? field : `${read} as "${field}"`
+  }).join(", ")
+  return {
+    /** `id, full_name as "fullName", …`: the row under the domain's field names. */
+    selectList,
+    /** `select <selectList> from <table> where <key> = $1`: one row by its key. */
+    selectBy: (key: string) => `select ${selectList} from ${table} where ${key} = $1`,
+    /** `insert into <table> (…) values ($1, …) on conflict (<key>) do nothing`: answers the rows it wrote. */
+    insertUnlessPresent: (key: string) =>
+      `insert into ${table} (${columns.map(({ column }) => column).join(", ")}) values (${
+        columns.map(({ timestamp }, i) => `$${i + 1}${timestamp ? "::timestamptz" : ""}`).join(", ")
+      }) on conflict (${key}) do nothing`,
+    /** The insert's parameters, from a value with the domain's fields; an absent optional field is SQL null. */
+    values: (value: { readonly [Field in keyof Fields]?: unknown }): ReadonlyArray<unknown> =>
+      columns.map(({ field }) => value[field] ?? null)
+  } as const
+}
+
+const sqlName = /^[a-z][a-z0-9_]*$/
+
+/** A field's value as the domain holds it, through an optional field's `| undefined`. */
+const fieldType = (field: Schema.Struct.Field): SchemaAST.AST => {
+  if (!Schema.isPropertySignature(field)) return SchemaAST.typeAST(field.ast)
+  const ast = field.ast
+  return SchemaAST.typeAST(ast._tag === "PropertySignatureDeclaration" ? ast.type : ast.to.type)
+}
+
+const isTimestamp = (field: Schema.Struct.Field): boolean => {
+  const type = fieldType(field)
+  const members = SchemaAST.isUnion(type) ? type.types : [type]
+  return members.some((member) => member === CanonicalTimestamp.ast)
+}
+
+/**
+ * A domain class's table: a column per field, named as the field in snake_case unless `renamed`
+ * says otherwise, a timestamp wherever the domain's field is one. A field added to the class is a
+ * column here with nothing else written; the migration adds it to the table.
+ */
+export const domainTable = <
+  const Fields extends Schema.Struct.Fields,
+  const Renamed extends { readonly [Field in keyof Fields]?: string } = {}
+>(table: string, domain: { readonly fields: Fields }, renamed?: Renamed) => {
+  const columns = Object.fromEntries(Object.entries(domain.fields).map(([field, schema]) => {
+    const column = renamed?.[field] ?? field.replace(/[A-Z]/g, (upper) => `_${upper.toLowerCase()}`)
+    if (!sqlName.test(column)) throw new Error(`${table}.${field}: "${column}" is not a plain SQL column name`)
+    return [field, isTimestamp(schema) ? { column, timestamp: true as const } : column]
+  })) as { readonly [Field in keyof Fields]: Column }
+  return sqlTable(table, columns)
+}
+
+/** Every table's creation time, as list rows carry it (their position in the list). */
+export const createdAt = `${utcText("created_at")} as "createdAt"`

@@ -1,0 +1,60 @@
+import type { Compression, UniversalHandler, UniversalServerRequest } from "@connectrpc/connect/protocol"
+import { connectError } from "../../ErrorTable.js"
+import { envelopedBodyBound, type FieldBound, tooManyFieldsMessage, unaryBodyBound } from "../../limits/ProtobufFieldBound.js"
+import { isAsyncIterable, type Protocol } from "./Wire.js"
+
+/**
+ * Correction 8, unboundedBinaryFields: protobuf-es decodes every field of a binary message, however
+ * many: half a million in a megabyte kept the event loop busy for over 100 ms. connect-es decodes
+ * in its handler with no hook before `fromBinary`, so the body is read on its way in and a message
+ * over PROTOBUF_MAX_FIELDS ends it with resource_exhausted (ProtobufFieldBound.ts).
+ */
+
+/** Binary request bodies by protocol; JSON ones (`application/json`, `+json`) are held by the JSON bounds. */
+const binaryTypes = new Set([
+  "application/proto",
+  "application/connect+proto",
+  "application/grpc",
+  "application/grpc+proto",
+  "application/grpc-web",
+  "application/grpc-web+proto"
+])
+
+/** Where each protocol names its request's compression. */
+const encodingHeader: Record<Protocol, string> = {
+  connect: "content-encoding",
+  "connect-stream": "connect-content-encoding",
+  grpc: "grpc-encoding",
+  "grpc-web": "grpc-encoding"
+}
+
+/** The request with its body held to `maxFields`, when it is binary protobuf; as it was otherwise. */
+export const fieldBounded = (options: {
+  readonly maxFields: number
+  readonly acceptCompression: ReadonlyArray<Compression>
+  readonly readMaxBytes: number
+}) => {
+  const { acceptCompression, maxFields, readMaxBytes } = options
+  const refusal = () => connectError("ResourceExhausted", tooManyFieldsMessage(maxFields))
+  return (handler: UniversalHandler, protocol: Protocol, universal: UniversalServerRequest): UniversalServerRequest => {
+    const contentType = (universal.header.get("content-type") ?? "").split(";", 1)[0]!.trim().toLowerCase()
+    const body = universal.body
+    if (
+      maxFields === Number.POSITIVE_INFINITY || universal.method !== "POST" || !binaryTypes.has(contentType) ||
+      !isAsyncIterable(body)
+    ) return universal
+    const encoding = universal.header.get(encodingHeader[protocol])
+    const bound: FieldBound = {
+      message: handler.method.input,
+      maxFields,
+      compression: acceptCompression.find((compression) => compression.name === encoding),
+      readMaxBytes,
+      refusal
+    }
+    const compressed = encoding !== null && encoding !== "identity"
+    return {
+      ...universal,
+      body: protocol === "connect" ? unaryBodyBound(body, compressed, bound) : envelopedBodyBound(body, bound)
+    }
+  }
+}
