@@ -85,6 +85,14 @@ const circles = (graph: Map<string, Array<string>>): Array<Array<string>> => {
   return found
 }
 
+/**
+ * A hand-written file this short with one importer is a part of that importer, not an idea of its
+ * own. Entry points are imported by no one, and a one-service adapter (a service's handlers, its
+ * Connect service) stands beside its three siblings.
+ */
+const fragmentLines = 30
+const ownFile = /^(main\/entries\/|operations\/\w+OperationsLive\.ts$|transports\/connect\/(Org|Profile|License|Workflow)Service\.ts$)/
+
 // These packages' entry points evaluate every module they hold (@effect/platform's bundles two
 // API-documentation web pages of about 10 MB): importing them whole cost each service process
 // about 30 MB of its idle memory. Source imports the modules it uses, by path.
@@ -106,6 +114,16 @@ describe("imports", () => {
 
   it("make no circle, type-only imports included", () => {
     expect(circles(graph)).toEqual([])
+  })
+
+  it(`hold no file of ${fragmentLines} lines or fewer that only one other file imports`, () => {
+    const importers = new Map<string, Array<string>>()
+    for (const [file, targets] of graph) for (const target of targets) importers.set(target, [...importers.get(target) ?? [], file])
+    const fragments = [...graph.keys()].filter((file) => {
+      const lines = readFileSync(join(src, file), "utf8").trimEnd().split("\n").length
+      return lines <= fragmentLines && importers.get(file)?.length === 1 && !ownFile.test(file)
+    })
+    expect(fragments.map((file) => `${file} (only in ${importers.get(file)![0]})`)).toEqual([])
   })
 
   it("the checks find what they look for", () => {

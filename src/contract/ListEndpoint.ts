@@ -1,7 +1,7 @@
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { JSONSchema, Option, Schema, SchemaAST } from "effect"
-import { type ProtoName, protoName } from "./FieldNames.js"
+import { type SnakeCase, snakeCase } from "../domain/FieldNames.js"
 
 /**
  * A list's endpoint in the REST face (HttpApis.ts): its query parameters, each taken as the caller
@@ -49,7 +49,7 @@ type QueryParameter = ReturnType<typeof queryParameter>
 
 /** A list's query parameters: each field of its request under its JSON and its proto name. */
 export type ListParameters<Names extends string> = {
-  readonly schema: Schema.Struct<{ readonly [K in Names | ProtoName<Names>]: QueryParameter }>
+  readonly schema: Schema.Struct<{ readonly [K in Names | SnakeCase<Names>]: QueryParameter }>
   /** The proto names that are not also JSON names: accepted, and left out of the document. */
   readonly aliases: ReadonlySet<string>
 }
@@ -57,7 +57,7 @@ export type ListParameters<Names extends string> = {
 /**
  * A list's query parameters (contract §7), each the field of the list's domain request of the
  * same name, under its JSON name and its proto name (`pageSize`, `page_size`). The server accepts
- * both (QueryRequest.ts); the document names each once, by its JSON name: the proto names are
+ * both (`queryRequest` in RequestBody.ts); the document names each once, by its JSON name: the proto names are
  * taken out of it by the list endpoint (`listEndpoint`), so Swagger UI shows one input each.
  */
 export const listParameters = <Fields extends Schema.Struct.Fields>(
@@ -67,10 +67,10 @@ export const listParameters = <Fields extends Schema.Struct.Fields>(
   const schema = Schema.Struct(
     Object.fromEntries(fields.flatMap(([json, field]) => {
       const parameter = queryParameter(documentedField(field))
-      return json === protoName(json) ? [[json, parameter]] : [[json, parameter], [protoName(json), parameter]]
+      return json === snakeCase(json) ? [[json, parameter]] : [[json, parameter], [snakeCase(json), parameter]]
     }))
   )
-  const aliases = new Set<string>(fields.map(([json]) => protoName(json)).filter((name) => !(name in request.fields)))
+  const aliases = new Set<string>(fields.map(([json]) => snakeCase(json)).filter((name) => !(name in request.fields)))
   return { schema: schema as unknown as ListParameters<keyof Fields & string>["schema"], aliases }
 }
 

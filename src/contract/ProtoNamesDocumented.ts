@@ -1,4 +1,4 @@
-import { protoName } from "./FieldNames.js"
+import { snakeCase } from "../domain/FieldNames.js"
 
 /**
  * An OpenAPI document whose request bodies name each field under both names a request may use
@@ -26,7 +26,7 @@ const withProtoNames = (schema: JsonSchema): JsonSchema => {
   if (!isSchema(properties)) return result
   const named = Object.entries(properties).map(([json, property]) => [json, isSchema(property) ? withProtoNames(property) : property] as const)
   const aliases = new Map(
-    named.map(([json]) => [json, protoName(json)] as const).filter(([json, proto]) => proto !== json && !Object.hasOwn(properties, proto))
+    named.map(([json]) => [json, snakeCase(json)] as const).filter(([json, proto]) => proto !== json && !Object.hasOwn(properties, proto))
   )
   result["properties"] = Object.fromEntries(named.flatMap(([json, property]) => {
     const proto = aliases.get(json)

@@ -23,7 +23,7 @@ import {
 } from "./Settings.js"
 import { databaseLayer, runMain } from "./Commands.js"
 import { listenFailure, StartupFailure } from "./StartupFailure.js"
-import { restPaths } from "./RestPaths.js"
+import { restPaths } from "./Usage.js"
 import { type Offered, usage } from "./Usage.js"
 
 export { Settings }

@@ -1,6 +1,8 @@
+import * as HttpApi from "@effect/platform/HttpApi"
+
 /** What `--help` says a process serves, read from the services it runs. */
 export interface Offered {
-  /** Its REST paths (`RestPaths.ts`), every port's. */
+  /** Its REST paths (`restPaths`), every port's. */
   readonly restPaths: ReadonlyArray<string>
   /** Whether one of its ports serves the console, which alone reads the `*_SERVICE_URL` settings. */
   readonly console: boolean
@@ -125,3 +127,19 @@ Environment:
   MIGRATION_LOCK_TIMEOUT_MS     the longest one try waits for a lock (default 1000)
   MIGRATION_DEADLINE_MS         how long it keeps trying while others hold its locks (default 600000)
   LOG_LEVEL, LOG_FORMAT         as for the services`
+
+/**
+ * A REST API's paths as a person reads them (`/orgs/{id}`), each once, in the API's order: what
+ * `--help` lists, read from the API declaration itself so that it cannot name another service's.
+ */
+export const restPaths = (api: HttpApi.HttpApi.Any): ReadonlyArray<string> => {
+  const paths: Array<string> = []
+  HttpApi.reflect(api as HttpApi.HttpApi<string, never, never, never>, {
+    onGroup: () => {},
+    onEndpoint: ({ endpoint }) => {
+      const path = endpoint.path.replace(/:(\w+)/g, "{$1}")
+      if (!paths.includes(path)) paths.push(path)
+    }
+  })
+  return paths
+}

@@ -18,7 +18,7 @@ export class DatabaseHealth extends Context.Tag("DatabaseHealth")<DatabaseHealth
 
 /**
  * The references a unit of work reads from its fiber rather than asks for by type (its budget,
- * the database's gate): a port keeps them in the context its calls run in (`CallContext.ts`),
+ * the database's gate): a port keeps them in the context its calls run in (`callContext` in transports/PortApp.ts),
  * which holds nothing else of the process. Left out, every call would run on their defaults.
  */
 export class UnitOfWorkReferences extends Context.Tag("UnitOfWorkReferences")<

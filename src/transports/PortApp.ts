@@ -2,12 +2,12 @@ import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
 import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import type * as Rpc from "@effect/rpc/Rpc"
-import { Cause, type Context, Effect, Option, type Redacted, Runtime } from "effect"
+import { Cause, Context, Effect, Option, type Redacted, Runtime, Scope } from "effect"
 import type * as http from "node:http"
 import { file_grpc_health_v1_health, Health } from "../gen/grpc/health/v1/health_pb.js"
 import * as reflectionV1 from "../gen/grpc/reflection/v1/reflection_pb.js"
 import * as reflectionV1alpha from "../gen/grpc/reflection/v1alpha/reflection_pb.js"
-import { DatabaseHealth, type Readiness } from "../operations/DatabaseAccess.js"
+import { DatabaseHealth, type Readiness, UnitOfWorkReferences } from "../operations/DatabaseAccess.js"
 import { effectCall } from "./connect/EffectCall.js"
 import { connectNodeAdapter, jsonOptionsFor } from "./connect/ConnectNodeAdapter.js"
 import { healthService } from "./health/HealthService.js"
@@ -15,14 +15,14 @@ import { healthSubscription } from "./health/HealthSubscription.js"
 import { healthWatch } from "./health/HealthWatch.js"
 import { HealthWatches } from "./health/HealthWatches.js"
 import { reflectionServices } from "./connect/ReflectionService.js"
-import { graphqlHandler } from "./graphql/GraphqlApis.js"
+import { graphqlHandler } from "./graphql/GraphqlHandler.js"
 import { type AllowedHosts, hostCheck } from "./limits/AllowedHosts.js"
 import { corsPolicy } from "./http/Cors.js"
 import { bodyWaitLimit } from "./limits/BodyWaitLimit.js"
-import { inFlightLimit } from "./limits/InFlightLimit.js"
+import { inFlightLimit } from "./limits/BodyWaitLimit.js"
 import { CurrentJsonBounds, type JsonBounds } from "./limits/JsonBounds.js"
 import type { QueryLimits } from "./limits/QueryLimits.js"
-import { probes } from "./http/Probes.js"
+import { probes } from "./http/PortPipeline.js"
 import { consolePages, type ConsoleSettings } from "./pages/Console.js"
 import { pagesFor } from "./pages/Pages.js"
 import { isRpcPath, pathOf } from "./http/Calls.js"
@@ -37,8 +37,9 @@ import { refuse } from "./http/Refusal.js"
 import { rpcEndpoint } from "./rpc/RpcEndpoint.js"
 import type { ServiceApi } from "./ServiceApis.js"
 import { deleteUnsetFiberRefs } from "./UnsetFiberRefs.js"
-import { callContext } from "./CallContext.js"
 import type { OperationHandlers } from "../contract/OperationHandlers.js"
+import type * as RpcGroup from "@effect/rpc/RpcGroup"
+import { handlersOf } from "../operations/Operation.js"
 
 export interface PortAppOptions {
   /** Largest request body (and gRPC message) accepted, in bytes; larger ones get resource_exhausted. */
@@ -82,7 +83,7 @@ export const portApp = <Rpcs extends Rpc.Any>(api: ServiceApi<OperationHandlers<
     const database = yield* DatabaseHealth
     const watches = yield* HealthWatches
     // Every call's fibers start from the runtimes captured within: without the fiber locals left
-    // at their unset values, and in a context of only what calls read (CallContext.ts).
+    // at their unset values, and in a context of only what calls read (`callContext`).
     yield* deleteUnsetFiberRefs
     const context = yield* callContext(api.rpcs)
     return yield* Effect.mapInputContext(port(api, options, database, watches), (_: Context.Context<never>) => context)
@@ -201,3 +202,25 @@ const port = <Rpcs extends Rpc.Any>(
     (app) => (options.tracing ? app : Effect.withTracerEnabled(app, false)),
     Effect.locally(HttpMiddleware.currentTracerDisabledWhen, () => true)
   )
+
+/**
+ * The context a port's calls run in: the operations table's handlers, the scope the port lives
+ * in, and the references each unit of work reads; not the twenty-odd services that building the
+ * process put beside them (the database client, the services, settings, health), which the
+ * handlers have already taken what they need from.
+ *
+ * Why: Effect copies a context whole each time a service is added to it or merged into it, and a
+ * REST call does so four times (the router's copy, the endpoint's merge with the context its group
+ * was built in, two provided services): with 22–27 entries those copies were 17 KB of the 144 KB
+ * a REST read allocated, against 3 KB in (d)'s (docs/benchmarks.md §5, "A smaller call context").
+ */
+export const callContext = <Rpcs extends Rpc.Any>(table: RpcGroup.RpcGroup<Rpcs>) =>
+  Effect.map(Effect.context<OperationHandlers<Rpcs> | Scope.Scope | UnitOfWorkReferences>(), (context) => {
+    const handlers = handlersOf(table)
+    // test/transports/call-context.test.ts fails for a reference `src/` declares that is neither
+    // among the unit of work's references nor named there as read only while the process starts.
+    return Context.get(context, UnitOfWorkReferences).reduce(
+      (kept, reference) => Context.add(kept, reference, Context.get(context, reference)),
+      Context.make(handlers, Context.get(context, handlers)).pipe(Context.add(Scope.Scope, Context.get(context, Scope.Scope)))
+    )
+  })

@@ -16,13 +16,8 @@ import { licenseService } from "./connect/LicenseService.js"
 import { orgService } from "./connect/OrgService.js"
 import { profileService } from "./connect/ProfileService.js"
 import { workflowService } from "./connect/WorkflowService.js"
-import {
-  type GraphqlApi,
-  licenseGraphql,
-  orgGraphql,
-  profileGraphql,
-  workflowGraphql
-} from "./graphql/GraphqlApis.js"
+import type { GraphqlApi } from "./graphql/GraphqlApi.js"
+import { licenseGraphql, orgGraphql, profileGraphql, workflowGraphql } from "./graphql/PortSchemas.js"
 import { LicenseHttpApi, OrgHttpApi, ProfileHttpApi, WorkflowHttpApi } from "../contract/HttpApis.js"
 import { LicenseRestLive, OrgRestLive, ProfileRestLive, WorkflowRestLive } from "./rest/RestHandlers.js"
 

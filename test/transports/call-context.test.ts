@@ -8,7 +8,7 @@ import { OrgOperations } from "../../src/contract/OrgOperations.js"
 import { DatabaseGateRef, makeDatabaseGate } from "../../src/services/database/DatabaseGate.js"
 import { OperationBudget, unitOfWorkReferences } from "../../src/services/database/Transient.js"
 import { UnitOfWorkReferences } from "../../src/operations/DatabaseAccess.js"
-import { callContext } from "../../src/transports/CallContext.js"
+import { callContext } from "../../src/transports/PortApp.js"
 
 const src = fileURLToPath(new URL("../../src/", import.meta.url))
 

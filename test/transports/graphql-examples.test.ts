@@ -2,7 +2,7 @@ import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { parse, validate } from "../../src/transports/graphql/GraphqlJs.js"
 import { exampleQueries, exampleQueryOf } from "../../src/transports/graphql/ExampleQueries.js"
-import { licenseGraphql, orgGraphql, profileGraphql, workflowGraphql } from "../../src/transports/graphql/GraphqlApis.js"
+import { licenseGraphql, orgGraphql, profileGraphql, workflowGraphql } from "../../src/transports/graphql/PortSchemas.js"
 import { Services } from "../support/Services.js"
 import { inProcessServers } from "../support/InProcessServers.js"
 

@@ -2,7 +2,7 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { buildClientSchema, type IntrospectionQuery, printSchema } from "graphql/index.js"
 import { aliasedIntrospection, standardIntrospection } from "../support/introspection.js"
-import { licenseGraphql, orgGraphql, profileGraphql, workflowGraphql } from "../../src/transports/graphql/GraphqlApis.js"
+import { licenseGraphql, orgGraphql, profileGraphql, workflowGraphql } from "../../src/transports/graphql/PortSchemas.js"
 import { Services } from "../support/Services.js"
 import { inProcessServers } from "../support/InProcessServers.js"
 

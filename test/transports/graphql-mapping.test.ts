@@ -19,7 +19,7 @@ import { OrgOperations } from "../../src/contract/OrgOperations.js"
 import { ProfileOperations } from "../../src/contract/ProfileOperations.js"
 import { WorkflowOperations } from "../../src/contract/WorkflowOperations.js"
 import type { GraphqlApi } from "../../src/transports/graphql/GraphqlApi.js"
-import { licenseGraphql, orgGraphql, profileGraphql, workflowGraphql } from "../../src/transports/graphql/GraphqlApis.js"
+import { licenseGraphql, orgGraphql, profileGraphql, workflowGraphql } from "../../src/transports/graphql/PortSchemas.js"
 import { LicenseHttpApi } from "../../src/contract/HttpApis.js"
 import { elementOf, isAbsent, objectOf } from "../../src/transports/SchemaShape.js"
 

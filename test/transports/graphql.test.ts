@@ -16,13 +16,8 @@ import type { WorkflowHandlers } from "../../src/contract/WorkflowOperations.js"
 import { WorkflowOperationsLive } from "../../src/operations/WorkflowOperationsLive.js"
 import { Orgs } from "../../src/services/Orgs.js"
 import { Profiles } from "../../src/services/Profiles.js"
-import {
-  graphqlHandler,
-  licenseGraphql,
-  orgGraphql,
-  profileGraphql,
-  workflowGraphql
-} from "../../src/transports/graphql/GraphqlApis.js"
+import { graphqlHandler } from "../../src/transports/graphql/GraphqlHandler.js"
+import { licenseGraphql, orgGraphql, profileGraphql, workflowGraphql } from "../../src/transports/graphql/PortSchemas.js"
 import type { RequestHandler } from "../../src/transports/http/RequestHandler.js"
 import { uuid } from "../support/ids.js"
 import { InMemoryServices } from "../../src/services/InMemoryServices.js"

@@ -163,7 +163,7 @@ describe("GET /openapi.json", () => {
           }
           if (byName.has("status")) expect(byName.get("status")!.schema).toMatchObject({ type: "string", enum: ["completed"] })
         }
-        // The server still takes the proto names the document leaves out (QueryRequest.ts).
+        // The server still takes the proto names the document leaves out (`queryRequest` in RequestBody.ts).
         for (let i = 0; i < 2; i++) {
           yield* Effect.promise(() =>
             fetch(`${urls.org}/orgs/${randomUUID()}`, { method: "PUT", headers: { "content-type": "application/json" }, body: `{"name":"Alias ${i}"}` })

@@ -7,11 +7,11 @@ import { Org } from "../../src/domain/Org.js"
 import { Profile } from "../../src/domain/Profile.js"
 import { validate } from "../../src/domain/Validation.js"
 import { LicenseHttpApi, OrgHttpApi, ProfileHttpApi } from "../../src/contract/HttpApis.js"
-import { endpointOf } from "../../src/transports/rest/RestReply.js"
+import { endpointOf } from "../../src/transports/rest/RestHandlers.js"
 import { uuid } from "../support/ids.js"
 
 /**
- * A resource's REST reply is written as the JSON of its record (RestReply.ts), not encoded by the
+ * A resource's REST reply is written as the JSON of its record (`jsonReply` in RestHandlers.ts), not encoded by the
  * endpoint's success schema: for every endpoint that answers so, both must give the same body.
  * The records are decoded from the inputs a caller may send (any offset, fractions, names beyond
  * ASCII), so they hold what the services hold.

@@ -1,6 +1,6 @@
 import { Schema, SchemaAST } from "effect"
+import { snakeCase } from "../../domain/FieldNames.js"
 import { CanonicalTimestamp } from "../../domain/Timestamp.js"
-import { utcText } from "./SqlText.js"
 
 /** A column: its name in SQL; a timestamptz is read as UTC text and written from RFC 3339 text. */
 export type Column = string | { readonly column: string; readonly timestamp: true }
@@ -60,12 +60,21 @@ export const domainTable = <
   const Renamed extends { readonly [Field in keyof Fields]?: string } = {}
 >(table: string, domain: { readonly fields: Fields }, renamed?: Renamed) => {
   const columns = Object.fromEntries(Object.entries(domain.fields).map(([field, schema]) => {
-    const column = renamed?.[field] ?? field.replace(/[A-Z]/g, (upper) => `_${upper.toLowerCase()}`)
+    const column = renamed?.[field] ?? snakeCase(field)
     if (!sqlName.test(column)) throw new Error(`${table}.${field}: "${column}" is not a plain SQL column name`)
     return [field, isTimestamp(schema) ? { column, timestamp: true as const } : column]
   })) as { readonly [Field in keyof Fields]: Column }
   return sqlTable(table, columns)
 }
+
+/**
+ * A timestamptz column read as the domain's canonical text (CanonicalTimestamp: UTC, `Z`, the
+ * fraction only when it is not zero, at most six digits, no trailing zeros), so no precision is
+ * lost to JavaScript's millisecond Date, the session time zone does not matter, and a row read
+ * back is already the value its decode would give (StoredRow.ts).
+ */
+export const utcText = (column: string): string =>
+  `rtrim(rtrim(to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US'), '0'), '.') || 'Z'`
 
 /** Every table's creation time, as list rows carry it (their position in the list). */
 export const createdAt = `${utcText("created_at")} as "createdAt"`

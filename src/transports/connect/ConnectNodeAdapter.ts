@@ -1,12 +1,4 @@
-import {
-  Code,
-  type ConnectRouterOptions,
-  ConnectError,
-  createConnectRouter,
-  createContextKey,
-  createContextValues,
-  type ConnectRouter
-} from "@connectrpc/connect"
+import { Code, ConnectError, type ConnectRouter, type ConnectRouterOptions, createConnectRouter, createContextKey, createContextValues } from "@connectrpc/connect"
 import { compressionBrotli, compressionGzip, universalRequestFromNodeRequest, universalResponseToNodeResponse } from "@connectrpc/connect-node"
 import type { UniversalHandler } from "@connectrpc/connect/protocol"
 import { answered, type Call, callOf } from "../http/Calls.js"
@@ -15,12 +7,12 @@ import type { Request, RequestHandler, Response } from "../http/RequestHandler.j
 import { refuse } from "../http/Refusal.js"
 import { bodilessRefusal, connectJsonRefusal } from "../corrections/connect/bodilessRefusals.js"
 import { corrected } from "../corrections/connect/CorrectedAnswer.js"
-import { getQueryRefusal } from "../corrections/connect/getQueryRefusal.js"
-import { hostless, hostlessMessage } from "../corrections/connect/hostlessRequestThrows.js"
 import { strictRouter } from "../corrections/connect/jsonReadOptions.js"
 import { dropTimerOverflowDeadlines } from "../corrections/connect/timerOverflowDeadlines.js"
 import { fieldBounded } from "../corrections/connect/unboundedBinaryFields.js"
 import { protocolOf } from "../corrections/connect/Wire.js"
+import { base64Decode } from "@bufbuild/protobuf/wire"
+import { isUtf8QueryValue, notUtf8, rawMessageParameter } from "../corrections/connect/lenientUtf8.js"
 
 export { jsonOptionsFor } from "../corrections/connect/jsonReadOptions.js"
 
@@ -112,3 +104,39 @@ export const connectNodeAdapter = (options: ConnectAdapterOptions): RequestHandl
     }
   }
 }
+
+/**
+ * What a caller sent on a Connect GET that connect-es would misread: a `message` that is not
+ * UTF-8 (correction 3, lenientUtf8) or not base64 with `base64=1` (correction 5,
+ * undecodableAsInternal). Refused before the router, as invalid_argument.
+ */
+export const getQueryRefusal = (handler: UniversalHandler, url: string): string | undefined => {
+  const query = url.indexOf("?") === -1 ? "" : url.slice(url.indexOf("?") + 1)
+  const params = new URLSearchParams(query)
+  const encoding = params.get("encoding")
+  if (!handler.allowedMethods.includes("GET") || (encoding !== "json" && encoding !== "proto")) return undefined
+  if (params.get("base64") === "1") {
+    try {
+      base64Decode(params.get("message") ?? "")
+      return undefined
+    } catch {
+      return "message: the query parameter is not base64 (base64=1)"
+    }
+  }
+  const raw = encoding === "json" ? rawMessageParameter(query) : undefined
+  return raw !== undefined && !isUtf8QueryValue(raw) ? `message: ${notUtf8}` : undefined
+}
+
+/**
+ * Correction 1, hostlessRequestThrows: `universalRequestFromNodeRequest` builds the URL from the
+ * authority and throws, synchronously, when there is none (HTTP/1.0 without Host). Thrown from the
+ * "request" listener that is an uncaught exception, which ends the process: one 60-byte request
+ * took a port down. The adapter refuses such a request before the conversion; anything else thrown
+ * synchronously is answered `internal` and logged.
+ */
+export const hostless = (request: Request): boolean => {
+  const authority = "authority" in request ? request.authority : request.headers.host
+  return authority === undefined || authority === ""
+}
+
+export const hostlessMessage = "the request names no host (a Host header or :authority is required)"

@@ -2,7 +2,7 @@ import { toOriginForm } from "../limits/AllowedHosts.js"
 import type { Request, RequestHandler, Response } from "./RequestHandler.js"
 import type { CallTelemetry } from "./CallTelemetry.js"
 import { beginCall, pathOf } from "./Calls.js"
-import { refuse, type Refusal } from "./Refusal.js"
+import { type Refusal, refuse } from "./Refusal.js"
 import { assignRequestId } from "./RequestId.js"
 
 /** A step of the pipeline: true when it has answered the request itself, false to let it on. */
@@ -68,4 +68,32 @@ export const portPipeline = (steps: PortPipeline): RequestHandler => (request, r
   if (misdirected !== undefined) return refuse(request, response, misdirected)
   if (steps.authentication(request, response) || steps.admission(request, response)) return
   steps.styles(request, response, path)
+}
+
+const json = (response: Response, status: number, body: unknown) => {
+  const text = JSON.stringify(body)
+  response.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) })
+  response.end(text)
+}
+
+/**
+ * `GET /healthz`: the process is up. `GET /readyz`: the database answers, so requests can succeed
+ * (as `isReady` says: from a shared state, not a query per probe). Returns false for any other
+ * request.
+ */
+export const probes = (isReady: () => Promise<boolean>) => (request: Request, response: Response): boolean => {
+  const path = (request.url ?? "").split("?")[0]
+  if (request.method !== "GET" && request.method !== "HEAD") return false
+  if (path === "/healthz") {
+    json(response, 200, { status: "ok" })
+    return true
+  }
+  if (path === "/readyz") {
+    isReady().then(
+      (ready) => json(response, ready ? 200 : 503, { status: ready ? "ready" : "database unavailable" }),
+      () => json(response, 503, { status: "database unavailable" })
+    )
+    return true
+  }
+  return false
 }

@@ -1,9 +1,6 @@
-import type { SchemaAST as AST } from "effect"
+import { Predicate, type SchemaAST as AST } from "effect"
 import { elementOf, objectOf } from "../SchemaShape.js"
-import { protoName } from "../../contract/FieldNames.js"
-
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
+import { snakeCase } from "../../domain/FieldNames.js"
 
 /** Set as an own property whatever the key: `__proto__` in a body must stay a field, to be refused as one. */
 const put = (target: Record<string, unknown>, key: string, value: unknown) =>
@@ -15,9 +12,9 @@ const named = (ast: AST.AST, value: unknown): unknown => {
     return element === undefined ? value : value.map((item) => named(element, item))
   }
   const object = objectOf(ast)
-  if (object === undefined || !isPlainObject(value)) return value
+  if (object === undefined || !Predicate.isRecord(value)) return value
   const types = new Map(object.propertySignatures.map((field) => [String(field.name), field.type]))
-  const byProtoName = new Map([...types.keys()].map((json) => [protoName(json), json]))
+  const byProtoName = new Map([...types.keys()].map((json) => [snakeCase(json), json]))
   const result: Record<string, unknown> = {}
   for (const [key, field] of Object.entries(value)) {
     const json = types.has(key) ? key : byProtoName.get(key)

@@ -1,5 +1,5 @@
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import { Effect, FiberRef, Layer } from "effect"
+import { Effect, FiberRef, Layer, Predicate } from "effect"
 import { InvalidArgument } from "../../domain/Errors.js"
 import { boundedBody } from "../limits/BoundedBody.js"
 import { CurrentJsonBounds, type JsonBounds, jsonBoundsBroken } from "../limits/JsonBounds.js"
@@ -11,9 +11,6 @@ const isJsonType = (contentType: string | undefined): boolean => {
   const type = (contentType ?? "").split(";")[0]!.trim().toLowerCase()
   return type === "application/json" || (type.startsWith("application/") && type.endsWith("+json"))
 }
-
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
 
 /** The request's JSON object body, as written: its operation's schema says which names it takes (`jsonNamed`). */
 const jsonObjectBody = (bounds: JsonBounds) => Effect.gen(function*() {
@@ -44,7 +41,7 @@ const jsonObjectBody = (bounds: JsonBounds) => Effect.gen(function*() {
   } catch {
     return yield* InvalidArgument.field("", "the request body is not valid JSON")
   }
-  if (!isPlainObject(parsed)) return yield* InvalidArgument.field("", "the request body must be a JSON object")
+  if (!Predicate.isRecord(parsed)) return yield* InvalidArgument.field("", "the request body must be a JSON object")
   return parsed
 })
 
@@ -56,3 +53,23 @@ export const withPathId = (body: Record<string, unknown>, id: string) =>
 
 /** The JsonBodyReader middleware of every write endpoint, with the bounds of the port it is built for. */
 export const JsonBodyReaderLive = Layer.effect(JsonBodyReader, Effect.map(FiberRef.get(CurrentJsonBounds), jsonObjectBody))
+
+export type QueryParameters = { readonly [name: string]: string | ReadonlyArray<string> | undefined }
+
+const integer = /^[+-]?\d+$/
+
+/**
+ * A list's query parameters, read by their JSON names (`jsonNamed`), as its request, the way a
+ * JSON body would carry it: `pageSize` a number when it is written as one (query text is always a
+ * string; anything else is passed on for the domain to refuse); an empty value not given. A
+ * parameter given twice is refused: which one was meant is unknown.
+ */
+export const queryRequest = (parameters: QueryParameters): Effect.Effect<Record<string, unknown>, InvalidArgument> => {
+  const request: Record<string, unknown> = {}
+  for (const [name, value] of Object.entries(parameters)) {
+    if (value === undefined || value === "") continue
+    if (typeof value !== "string") return Effect.fail(InvalidArgument.field(name, "must be given once"))
+    request[name] = name === "pageSize" && integer.test(value) ? Number(value) : value
+  }
+  return Effect.succeed(request)
+}

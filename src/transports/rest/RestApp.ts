@@ -145,7 +145,7 @@ export const openApiDocument = (api: HttpApi.HttpApi.Any) => {
  * What the platform's handlers may use (`HttpRouter.DefaultServices`: its file system, ETags and
  * paths; none of ours does): `NodeHttpServer.layerContext` without the command executor, terminal
  * and worker manager it adds, which nothing in a request asks for and every call would copy with
- * its context (CallContext.ts says why that costs).
+ * its context (`callContext` in PortApp.ts says why that costs).
  */
 export const platformServices = Layer.mergeAll(NodeHttpPlatform.layer, Etag.layerWeak, NodeFileSystem.layer, NodePath.layer)
 

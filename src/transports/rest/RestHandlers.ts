@@ -10,14 +10,16 @@ import { ProfileOperations } from "../../contract/ProfileOperations.js"
 import { WorkflowOperations } from "../../contract/WorkflowOperations.js"
 import { jsonNamed } from "./JsonNamed.js"
 import { JsonBody, LicenseHttpApi, OrgHttpApi, ProfileHttpApi, WorkflowHttpApi } from "../../contract/HttpApis.js"
-import { type QueryParameters, queryRequest } from "./QueryRequest.js"
+import { type QueryParameters, queryRequest } from "./RequestBody.js"
 import { JsonBodyReaderLive, withPathId } from "./RequestBody.js"
 import { restCall } from "./RestCall.js"
-import { endpointOf, jsonReply } from "./RestReply.js"
+import type * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 
 /**
  * Each REST endpoint: its request -> an operation of the service's table -> its value, which the
- * endpoint's success schema writes (a resource's record is written as its JSON: RestReply.ts);
+ * endpoint's success schema writes (a resource's record is written as its JSON: `jsonReply`);
  * failures are the operation's tagged errors, which its error schemas write (RestErrors.ts).
  * Writes are `handleRaw`, not `.handle` with the payload schema their endpoint declares, because
  * of how the platform decodes (shown on the bare platform by test/transports/rest-upstream.test.ts):
@@ -35,6 +37,27 @@ import { endpointOf, jsonReply } from "./RestReply.js"
  * handler, which takes the domain value.
  */
 
+/** An endpoint of a port's API, by its group's and its own name, as HttpApis.ts declares them. */
+export const endpointOf = (api: HttpApi.HttpApi.Any, group: string, name: string): HttpApiEndpoint.HttpApiEndpoint.AnyWithProps => {
+  const endpoint = (api as HttpApi.HttpApi.AnyWithProps).groups[group]?.endpoints[name]
+  if (endpoint === undefined) throw new Error(`no endpoint ${group}.${name} in this API`)
+  return endpoint
+}
+
+/**
+ * Writes a reply as the JSON of the value itself, at its endpoint's success status, where the
+ * platform would encode the value with the endpoint's success schema: that encode checks every
+ * field again, each step an Effect, on a value whose fields passed those checks when it was made
+ * and are already their own encoded form (up to a tenth of a REST read's CPU: docs/benchmarks.md
+ * §5). Used for the replies that hold a domain record under its key (`{"org": …}`), whose fields
+ * are ids, names and canonical timestamps. test/transports/rest-reply.test.ts encodes each such endpoint's
+ * replies with its success schema too, and fails when the two differ.
+ */
+export const jsonReply = (endpoint: HttpApiEndpoint.HttpApiEndpoint.AnyWithProps) => {
+  const status = HttpApiSchema.getStatusSuccess(endpoint.successSchema)
+  return (body: unknown): HttpServerResponse.HttpServerResponse => HttpServerResponse.unsafeJson(body, { status })
+}
+
 /** How a JSON request (a body, a list's query) names operation `tag`'s fields: a proto name (`full_name`) read as the JSON name (`fullName`). */
 const payloadNames = <Rpcs extends Rpc.Any>(table: RpcGroup.RpcGroup<Rpcs>, tag: Rpcs["_tag"]) =>
   jsonNamed((table.requests.get(tag) as unknown as Rpc.AnyWithProps).payloadSchema)
@@ -49,7 +72,7 @@ const jsonOperation = <Rpcs extends Rpc.Any, const Tag extends Rpcs["_tag"]>(tab
   return (input: unknown) => run(named(input))
 }
 
-/** A page of list `tag`, from its query parameters (proto names beside JSON names; see QueryRequest.ts). */
+/** A page of list `tag`, from its query parameters (proto names beside JSON names; see RequestBody.ts). */
 const listCall = <Rpcs extends Rpc.Any, const Tag extends Rpcs["_tag"]>(table: RpcGroup.RpcGroup<Rpcs>, tag: Tag) => {
   const named = payloadNames(table, tag)
   const run = operation(table, tag)

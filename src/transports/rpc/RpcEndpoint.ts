@@ -6,7 +6,7 @@ import type * as RpcGroup from "@effect/rpc/RpcGroup"
 import * as RpcSerialization from "@effect/rpc/RpcSerialization"
 import * as RpcServer from "@effect/rpc/RpcServer"
 import type * as Headers from "@effect/platform/Headers"
-import { Effect, FiberRef, Layer } from "effect"
+import { Effect, FiberRef, Layer, Predicate } from "effect"
 import { handlersOf, requestOf, type RpcHandlers } from "../../operations/Operation.js"
 import type { OperationHandlers } from "../../contract/OperationHandlers.js"
 import { boundedBody } from "../limits/BoundedBody.js"
@@ -16,7 +16,6 @@ import { requestIdIn } from "../http/RequestId.js"
 import { namesOtherCharset } from "../http/Utf8Text.js"
 import { errorReply } from "../rest/RestCall.js"
 import { hideDefects, withoutDefectDetail } from "../corrections/rpc/defectDetail.js"
-import { isRecord } from "../corrections/rpc/Frame.js"
 import { malformedPayloads } from "../corrections/rpc/malformedPayloads.js"
 import { readFrame } from "../corrections/rpc/unreadableFrames.js"
 
@@ -55,11 +54,11 @@ const outcomeOfFrames = (response: HttpServerResponse.HttpServerResponse): strin
   } catch {
     return "Internal"
   }
-  const first = (Array.isArray(frames) ? frames : []).find((frame) => isRecord(frame))
-  if (!isRecord(first) || first["_tag"] !== "Exit" || !isRecord(first["exit"])) return "Internal"
+  const first = (Array.isArray(frames) ? frames : []).find((frame) => Predicate.isRecord(frame))
+  if (!Predicate.isRecord(first) || first["_tag"] !== "Exit" || !Predicate.isRecord(first["exit"])) return "Internal"
   const findFail = (cause: unknown): string | undefined => {
-    if (!isRecord(cause)) return undefined
-    if (cause["_tag"] === "Fail" && isRecord(cause["error"])) return String(cause["error"]["_tag"] ?? "Internal")
+    if (!Predicate.isRecord(cause)) return undefined
+    if (cause["_tag"] === "Fail" && Predicate.isRecord(cause["error"])) return String(cause["error"]["_tag"] ?? "Internal")
     return findFail(cause["left"]) ?? findFail(cause["right"])
   }
   return first["exit"]["_tag"] === "Success" ? "ok" : findFail(first["exit"]["cause"]) ?? "Internal"

@@ -4,7 +4,7 @@
  * U+FFFD: the caller's text would be stored changed without a word, while binary protobuf refuses
  * the same bytes. JSON messages are decoded strictly through the router's `jsonOptions.textDecoder`
  * (jsonReadOptions.ts); a GET's raw `message` parameter is checked before the router
- * (getQueryRefusal.ts). (connect-es drops a leading BOM, as its own decoder did; a charset other
+ * (`getQueryRefusal` in ConnectNodeAdapter.ts). (connect-es drops a leading BOM, as its own decoder did; a charset other
  * than UTF-8 it already refuses with 415.)
  */
 

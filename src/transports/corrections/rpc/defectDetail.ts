@@ -1,7 +1,6 @@
 import * as HttpBody from "@effect/platform/HttpBody"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Effect } from "effect"
-import { isRecord } from "./Frame.js"
+import { Effect, Predicate } from "effect"
 
 /**
  * Upstream, a defect reaches the wire with its text: a handler's (which may hold SQL or driver
@@ -21,7 +20,7 @@ const internalError = { name: "Error", message: "internal error" }
 
 /** A cause (as @effect/rpc encodes it) with every defect replaced by "internal error". */
 const scrubCause = (cause: unknown): unknown => {
-  if (!isRecord(cause)) return cause
+  if (!Predicate.isRecord(cause)) return cause
   if (cause["_tag"] === "Die") return { ...cause, defect: internalError }
   if (cause["_tag"] === "Sequential" || cause["_tag"] === "Parallel") {
     return { ...cause, left: scrubCause(cause["left"]), right: scrubCause(cause["right"]) }
@@ -30,9 +29,9 @@ const scrubCause = (cause: unknown): unknown => {
 }
 
 const scrubFrame = (frame: unknown): unknown => {
-  if (!isRecord(frame)) return frame
+  if (!Predicate.isRecord(frame)) return frame
   if (frame["_tag"] === "Defect") return { ...frame, defect: internalError }
-  if (frame["_tag"] === "Exit" && isRecord(frame["exit"]) && frame["exit"]["_tag"] === "Failure") {
+  if (frame["_tag"] === "Exit" && Predicate.isRecord(frame["exit"]) && frame["exit"]["_tag"] === "Failure") {
     return { ...frame, exit: { ...frame["exit"], cause: scrubCause(frame["exit"]["cause"]) } }
   }
   return frame

@@ -1,6 +1,6 @@
+import { Predicate } from "effect"
 import type * as RpcMessage from "@effect/rpc/RpcMessage"
 import { utf8Text } from "../../http/Utf8Text.js"
-import { isRecord, type JsonObject } from "./Frame.js"
 
 /**
  * Upstream, @effect/rpc answers a body it cannot use (JSON that does not parse, a frame of an
@@ -15,7 +15,7 @@ import { isRecord, type JsonObject } from "./Frame.js"
  * be acted on as if it were absent. This returns what is wrong with `body` as a request frame for
  * `tags`, or the frame when nothing is.
  */
-export const readFrame = (body: Buffer, tags: ReadonlySet<string>): string | JsonObject => {
+export const readFrame = (body: Buffer, tags: ReadonlySet<string>): string | Record<string, unknown> => {
   const text = utf8Text(body)
   if (text === undefined) return "the request body is not valid UTF-8"
   let frame: unknown
@@ -24,7 +24,7 @@ export const readFrame = (body: Buffer, tags: ReadonlySet<string>): string | Jso
   } catch {
     return "the request body is not valid JSON"
   }
-  if (!isRecord(frame) || frame["_tag"] !== "Request") {
+  if (!Predicate.isRecord(frame) || frame["_tag"] !== "Request") {
     return `the request body must be one request frame: {"_tag": "Request", "id", "tag", "payload", "headers"}`
   }
   const unknownKey = Object.keys(frame).find((key) => !requestFrameKeys.has(key))
