@@ -13,8 +13,13 @@ const tooLong = "n".repeat(limit + 1)
 const longest = "l".repeat(limit)
 const license = { start: "2025-01-01T09:00:00Z", end: "2026-01-01T09:00:00Z" }
 
-export const expectEqual = (actual, expected, what) => {
-  const [a, e] = [JSON.stringify(actual), JSON.stringify(expected)]
+/** Objects compared whatever their keys' order. */
+const canonical = (value) =>
+  JSON.stringify(value, (_, inner) =>
+    inner !== null && typeof inner === "object" && !Array.isArray(inner) ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => a.localeCompare(b))) : inner)
+
+const expectEqual = (actual, expected, what) => {
+  const [a, e] = [canonical(actual), canonical(expected)]
   if (a !== e) throw new Error(`${what}: expected ${e}, got ${a}`)
 }
 

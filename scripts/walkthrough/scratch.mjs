@@ -32,8 +32,7 @@ const linkModules = (repo, scratch) => {
 const linkOne = (repo, scratch, name) => {
   const source = join(repo, "node_modules", name)
   const target = join(scratch, "node_modules", name)
-  const workspaceLink = lstatSync(source).isSymbolicLink() && existsSync(join(repo, "packages")) && name === "onboarding-services-client"
-  symlinkSync(workspaceLink ? join(scratch, "packages", "client") : source, target)
+  symlinkSync(name === "onboarding-services-client" ? join(scratch, "packages", "client") : source, target)
 }
 
 export const makeScratch = (repo) => {
