@@ -105,6 +105,15 @@ const main = async () => {
   const scratch = makeScratch(repo)
   console.log(`scratch copy: ${scratch} (${seconds()})`)
   let server
+  // Stopped from outside (Ctrl-C, CI's timeout): the process and the copy go too.
+  for (const signal of ["SIGINT", "SIGTERM"]) {
+    process.once(signal, () => {
+      void (server?.stop() ?? Promise.resolve()).finally(() => {
+        if (process.env["KEEP_SCRATCH"] !== "1") rmSync(scratch, { recursive: true, force: true })
+        process.exit(130)
+      })
+    })
+  }
   let failed = []
   try {
     const markdown = readFileSync(join(scratch, recipe), "utf8")

@@ -60,6 +60,15 @@ const profileChecks = (style, urls) => [
   ])
 ]
 
+/** A check that hangs fails instead of holding the run (a quiet machine takes a few seconds for any of them). */
+const withinTime = (promise, ms = 60_000) => {
+  let timer
+  const late = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer in ${ms / 1000} s`)), ms)
+  })
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer))
+}
+
 /** Runs every check, printing each; answers the failed ones' lines. */
 export const runChecks = async ({ scratch, urls }) => {
   const styles = await stylesOf(scratch, urls)
@@ -69,7 +78,7 @@ export const runChecks = async ({ scratch, urls }) => {
   try {
     for (const [name, check] of checks) {
       try {
-        await check()
+        await withinTime(check())
         console.log(`ok      ${name}`)
       } catch (error) {
         const why = error instanceof Error ? error.message : String(error)
