@@ -10,7 +10,7 @@
  *     npx vite-node test/reliability/tools/upgradeByHand.ts
  *
  * The new checkout is built (`npm run build`) and differs by a field on Profile that it sends
- * back as `nickname` (the walkthrough of docs/architecture.md) and the migration that adds it.
+ * back as `nickname` (docs/adding-a-field.md) and the migration that adds it.
  */
 import { Effect } from "effect"
 import { execFile } from "node:child_process"
