@@ -238,7 +238,7 @@ describe("SQL", () => {
     const unsafe = sourceFiles(root).filter((file) => readFileSync(file, "utf8").includes(".unsafe("))
     // Prepared.ts runs statements whose text is written once, their values always bound as $n
     // parameters; the next case holds every such text to a literal.
-    expect(unsafe.map((file) => file.slice(root.length))).toEqual(["services/Migrations.ts", "services/Prepared.ts"])
+    expect(unsafe.map((file) => file.slice(root.length))).toEqual(["services/database/Migrations.ts", "services/records/Prepared.ts"])
   })
 
   it("gives prepared statements fixed text: literals of columns and the tables' declared columns, nothing else", () => {
