@@ -234,7 +234,7 @@ const startBaseline = async (server: BaselineServer, env: Readonly<Record<string
 
 /**
  * The org process again, with OTLP export configured as a user would (OTEL_EXPORTER_OTLP_ENDPOINT,
- * every call sampled): its CPU per call at c1 is held to the untraced one's (issue 28). It is
+ * every call sampled): its CPU per call at c1 is held to the untraced one's (docs/benchmarks.md §3). It is
  * loaded as the untraced one is, at every concurrency, so that both have had the same calls when
  * their c1 windows are compared: at c1, V8 is still compiling and deoptimising for half a minute
  * after a 2 s warm-up, longer with the exporter's own HTTP requests in the process, and a
