@@ -27,7 +27,7 @@ export interface Peer {
 }
 
 /**
- * The peer the targets name (issue 28): the minimal Effect service on the same libraries, doing
+ * The peer the targets name (docs/benchmarks.md §3): the minimal Effect service on the same libraries, doing
  * the same statements with nothing of ours, in the same style. (f), connect-node + @effect/sql-pg
  * through a ManagedRuntime, for Connect JSON, Connect binary and gRPC; (d), HttpRouter +
  * @effect/sql-pg, for REST; (g), graphql-js + @effect/sql-pg through a ManagedRuntime, for
@@ -46,7 +46,7 @@ export const handWrittenOf = (style: Style): Peer =>
   style === "rest" ? { server: "a", style } : style === "graphql" ? { server: "e", style } : { server: "b", style }
 
 /**
- * The idiomatic Effect peer, reported beside the minimal one, not targeted (issue 41): (h), the
+ * The idiomatic Effect peer, reported beside the minimal one, not targeted (docs/benchmarks.md §7): (h), the
  * REST paths written as Effect-TS/examples' http-server writes a service (HttpApi decoding with the
  * domain's schemas, errors with their status, SqlSchema repositories). REST only.
  */

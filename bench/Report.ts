@@ -120,7 +120,7 @@ export const processTable = (results: Results): string =>
     ])
   )
 
-/** The hand-written peers and the floors, reported beside the targets and not held to any (issue 28). */
+/** The hand-written peers and the floors, reported beside the targets and not held to any (docs/benchmarks.md §3). */
 const besideSection = (results: Results): Array<string> => {
   const rows = beside(results)
   return rows.length === 0 ? [] : [

@@ -38,7 +38,7 @@ export const tracedOperations: ReadonlyArray<Operation> = ["GetOrg", "CreateOrg"
 /** Rounds of further c1 windows, untraced and traced alternated, the traced target reads (Results' TracedWindow). */
 export const tracedRounds = 3
 
-/** The styles whose workflow has its own CPU target: those (f) and (d) serve (issue 28). */
+/** The styles whose workflow has its own CPU target: those (f) and (d) serve (docs/benchmarks.md §3). */
 export const workflowCpuStyles: ReadonlyArray<Style> = ["connect-json", "connect-binary", "grpc", "rest"]
 
 /**

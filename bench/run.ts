@@ -146,9 +146,9 @@ const tracedWindows: Array<TracedWindow> = []
 
 /**
  * Further c1 windows of the org process untraced and traced, alternated, after the scenario's own:
- * a c1 window holds a few hundred to a thousand calls, and in one the traced process read 2.64 ×
- * the untraced one where five-second windows after 20 s of warm-up read 1.4–1.65 (docs/benchmarks.md
- * §5, "Traced calls, today's code"). The traced target reads them all, with the c1 cells.
+ * a c1 window holds a few hundred to a thousand calls while V8 is still compiling, and one window
+ * alone can read the traced process far above what windows measured apart read (docs/benchmarks.md
+ * §2, "Traced"). The traced target reads them all, with the c1 cells.
  */
 const tracedWindowsOf = async (s: Scenario, here: ReadonlyArray<Contender & { readonly url: string }>) => {
   const pair = here.filter((c): c is typeof c & { readonly server: TracedWindow["server"] } =>
@@ -234,7 +234,7 @@ const startBaseline = async (server: BaselineServer, env: Readonly<Record<string
 
 /**
  * The org process again, with OTLP export configured as a user would (OTEL_EXPORTER_OTLP_ENDPOINT,
- * every call sampled): its CPU per call at c1 is held to the untraced one's (issue 28). It is
+ * every call sampled): its CPU per call at c1 is held to the untraced one's (docs/benchmarks.md §3). It is
  * loaded as the untraced one is, at every concurrency, so that both have had the same calls when
  * their c1 windows are compared: at c1, V8 is still compiling and deoptimising for half a minute
  * after a 2 s warm-up, longer with the exporter's own HTTP requests in the process, and a

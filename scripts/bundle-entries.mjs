@@ -2,16 +2,16 @@
 // `npm start` runs) and `migrate`, each bundled from tsc's output in dist/main/entries into
 // dist/main/<command>.js; the service commands' dist/main/<command>.js runs tsc's output as it is.
 //
-// Why bundle: Node loads an unbundled start as some 1,100 ES modules (effect's Schema alone brings
-// fast-check's 239), which was half of the embedded default's start (docs/benchmarks.md §8). One
+// Why bundle: Node loads an unbundled start as over a thousand ES modules (effect's Schema alone
+// brings fast-check's), a large part of the embedded default's start (docs/benchmarks.md §8). One
 // file loads in a fraction of that; the code is the same modules, tsc's output, unchanged.
 //
 // Why not the services: a bundle declares every module's top-level `const` as a `var` (esbuild
 // does so by design, with no option), and V8 folds a module's constants into optimised code but
 // not a variable's. Read through a variable, Effect's op codes and prototypes cost generic
-// comparisons and allocations: GraphQL's GetOrg at 64 calls in flight counts 2% more
-// instructions a call bundled (docs/benchmarks.md §5). A service process (PostgreSQL only) runs for
-// days: the 1.2 s the bundle would take off its start is not worth 2% of every call.
+// comparisons and allocations, more instructions on every call of a bundled service. A service
+// process (PostgreSQL only) runs for days: what the bundle would take off its start is not worth
+// that share of every call (both figures: docs/benchmarks.md §5, the bundling row).
 //
 // A module that needs the package's root finds it from `import.meta.url` by looking for the nearest
 // package.json (src/services/database/PackageRoot.ts), which holds in a bundle as in dist/.
@@ -52,8 +52,8 @@ if (!upToDate()) {
     bundle: true,
     // A module imported on demand (the embedded database's) is a chunk of its own, and what it
     // shares with the commands another chunk: without splitting, esbuild wraps every module such an
-    // import reaches (Effect's, 665 of them) in a lazy initialiser whose bindings are variables,
-    // which cost GraphQL's GetOrg 9% more instructions a call (docs/benchmarks.md §5). Chunks sit
+    // import reaches (all of Effect's) in a lazy initialiser whose bindings are variables, which
+    // cost every call more instructions still (docs/benchmarks.md §5, the bundling row). Chunks sit
     // beside the bundles, at their depth.
     splitting: true,
     chunkNames: "chunk-[hash]",

@@ -49,7 +49,7 @@ const count = (name: string, text: string): Counts => {
 }
 
 // Each assertion or `!` is a place where the compiler takes our word for a type: the counts may
-// fall, and these limits with them, but not grow (issue 39).
+// fall, and these limits with them, but not grow.
 const maxAssertions = 61
 const maxNonNull = 42
 const maxLines = 250

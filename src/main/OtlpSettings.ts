@@ -2,8 +2,8 @@ import { Config, Option } from "effect"
 import { oneOf, optionalVariable, positive } from "./Variables.js"
 
 // Apart from OpenTelemetry.ts, which loads the OpenTelemetry SDK: a process reads these variables
-// always, and loads the SDK only when they ask for an export (it took about half a second and
-// several MB of every start-up, used or not).
+// always, and loads the SDK only when they ask for an export (loaded, it costs every start-up
+// time and memory, used or not).
 
 /**
  * Traces and metrics go out over OTLP/HTTP (protobuf) when OpenTelemetry's own variables say so,

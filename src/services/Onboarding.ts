@@ -65,8 +65,8 @@ const outcomeUnknown = (workflowId: WorkflowId) =>
  * `test/services/onboarding-records.test.ts` holds the parts to the classes' rules) and from
  * new UUIDs, so their constructors' checks (`disableValidation`, public) are not run again: each
  * made the class's validator anew (Effect's `typeAST` builds a new AST for a field refined over a
- * transformation, as every id is, so the validator's cache never hits), 290–550 µs of CPU a
- * workflow on PostgreSQL (docs/benchmarks.md §5).
+ * transformation, as every id is, so the validator's cache never hits): CPU on every workflow
+ * for checks that cannot fail (the cost: docs/benchmarks.md §5, "What each part of a call costs").
  */
 const unchecked = { disableValidation: true } as const
 

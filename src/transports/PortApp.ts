@@ -211,8 +211,8 @@ const port = <Rpcs extends Rpc.Any>(
  *
  * Why: Effect copies a context whole each time a service is added to it or merged into it, and a
  * REST call does so four times (the router's copy, the endpoint's merge with the context its group
- * was built in, two provided services): with 22–27 entries those copies were 17 KB of the 144 KB
- * a REST read allocated, against 3 KB in (d)'s (docs/benchmarks.md §5, "A smaller call context").
+ * was built in, two provided services), and each copy's size grows with the entries it holds
+ * (the bytes a call: docs/benchmarks.md §5, "What each part of a call costs").
  */
 export const callContext = <Rpcs extends Rpc.Any>(table: RpcGroup.RpcGroup<Rpcs>) =>
   Effect.map(Effect.context<OperationHandlers<Rpcs> | Scope.Scope | UnitOfWorkReferences>(), (context) => {

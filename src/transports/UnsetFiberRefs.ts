@@ -11,9 +11,9 @@ const unsetValue = <A>(ref: FiberRef.FiberRef<A>): A => Runtime.runSync(Runtime.
  * service, a call's note) and every time one is forked or a runtime runs an effect. Building the
  * process leaves refs behind at their unset values (a log span, a scheduling priority, an
  * interruption cause, restored by `Effect.locally` and friends but not removed), and each request's
- * fibers inherit them from the runtime the port captures: 4 of the 12 a REST read copied about
- * ten times a call (docs/benchmarks.md §5, "Fewer fiber locals"). Run it before capturing a
- * runtime.
+ * fibers inherit them from the runtime the port captures, to be copied again several times a
+ * call (the refs and the cost: docs/benchmarks.md §5, "What each part of a call costs"). Run it
+ * before capturing a runtime.
  */
 export const deleteUnsetFiberRefs: Effect.Effect<number> = Effect.gen(function*() {
   const refs = yield* Effect.getFiberRefs

@@ -6,7 +6,7 @@ import { keepingUnit } from "../../src/services/database/UnitConnection.js"
 import { withinBudget } from "../../src/services/database/WithinBudget.js"
 
 /*
- * The bound on the database work a process holds (issue 24, item 1): a permit per connection, kept
+ * The bound on the database work a process holds (docs/reliability.md §2b): a permit per connection, kept
  * until the unit of work ends (also after its caller left), a bounded queue for the rest, and
  * nothing left behind in the queue by a caller that went away.
  */

@@ -19,11 +19,12 @@ const probeBudget = Duration.seconds(2)
  * Whether the database answers (`DatabaseHealth`), from probes of the process's SqlClient.
  *
  * Health is open to anyone (no token), so it must cost the database nothing a caller can
- * multiply: a probe flood on the shared pool cut authenticated throughput by 45%. Every caller
- * reads one shared state instead: `isReady` answers the last probe's state at once, and starts a
- * new probe when that state is older than the interval (one probe in flight at a time); only a
- * process's very first question waits for its first probe. `changes` (gRPC Watch) streams that
- * same state, refreshed by one fiber for all watchers while there are any.
+ * multiply: a probe per request would take the shared pool's connections from authenticated
+ * callers (docs/reliability.md §2a, health probes). Every caller reads one shared state instead:
+ * `isReady` answers the last probe's state at once, and starts a new probe when that state is
+ * older than the interval (one probe in flight at a time); only a process's very first question
+ * waits for its first probe. `changes` (gRPC Watch) streams that same state, refreshed by one
+ * fiber for all watchers while there are any.
  *
  * A probe that fails (refused, reset, an error) makes the state not ready. A probe that merely
  * runs out of time (a saturated pool, a table lock, PgBouncer's queue) leaves the state as it was:

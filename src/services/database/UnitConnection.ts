@@ -22,7 +22,8 @@ export const runsUnit = (fiber: Fiber.RuntimeFiber<unknown, unknown>, unit: Unit
 /**
  * Forgets `fiber`'s unit as it ends. A WeakMap would drop it at the next collection anyway, but
  * under load thousands of ended units pile up between collections, and the map's table grows and
- * is rehashed for them: at 64 calls in flight, some 3,400 instructions a call (docs/benchmarks.md §5).
+ * is rehashed for them, a cost on every call under load (docs/benchmarks.md §5, "What each part
+ * of a call costs").
  */
 export const endsUnit = (fiber: Fiber.RuntimeFiber<unknown, unknown>): void => {
   units.delete(fiber)

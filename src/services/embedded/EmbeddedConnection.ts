@@ -41,9 +41,10 @@ const turnMillis = 4
  * Statements run after the turn that wrote them (`process.nextTick`), but at least every
  * `turnMillis` in the event loop's check phase instead (`setImmediate`). Every answer is
  * continued by promises and the next statement written at once, so a busy database answered
- * statement after statement without the loop ever reading a socket or running a timer: at 64
- * calls in flight 1% waited 3–4 s. Through `setImmediate` every time, the loop's turn per
- * statement cost 10–25% of the calls a second (docs/benchmarks.md §8).
+ * statement after statement without the loop ever reading a socket or running a timer, and some
+ * calls waited seconds. Through `setImmediate` every time, the loop's turn per statement cost a
+ * share of the calls a second. Every `turnMillis` bounds the wait and keeps the rate (the figures
+ * of all three: docs/benchmarks.md §8).
  */
 const scheduler = () => {
   let turnBegan = performance.now()

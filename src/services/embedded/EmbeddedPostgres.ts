@@ -5,10 +5,11 @@ import { readyCluster } from "./EmbeddedCluster.js"
 import { templateBlob, templateFile } from "./EmbeddedTemplate.js"
 
 /**
- * PostgreSQL's defaults, less what one embedded connection needs: 128 MB of shared buffers made
- * the process's resident memory about 310 MiB; 16 MB, about 165 MiB (the data directory's files
- * are still cached by the operating system). Durability is unchanged: every commit still waits
- * for its WAL to be written.
+ * PostgreSQL's defaults, less what one embedded connection needs: the shared buffers are
+ * WebAssembly memory of this process, resident and never given back, and PostgreSQL's 128 MB is
+ * sized for many connections; 16 MB serves one (the data directory's files are still cached by
+ * the operating system). Durability is unchanged: every commit still waits for its WAL to be
+ * written.
  */
 const startParams = [...PGlite.defaultStartParams, "-c", "shared_buffers=16MB"]
 

@@ -9,17 +9,17 @@ import { packageRoot } from "../database/PackageRoot.js"
 import { fsyncTree } from "./Fsync.js"
 
 /**
- * A new embedded cluster, made once and copied. PGlite's initdb runs PostgreSQL's bootstrap in
- * WebAssembly: 2–5 s of CPU for a cluster that is, byte for byte, the same every time for one
- * PGlite version. So the build makes one (`npm run build` runs `writeTemplate`) and keeps it twice:
+ * A new embedded cluster, made once and copied. PGlite's initdb runs PostgreSQL's whole bootstrap
+ * in WebAssembly, for a cluster that is, byte for byte, the same every time for one PGlite
+ * version. So the build makes one (`npm run build` runs `writeTemplate`) and keeps it twice:
  * dumped with PGlite's own `dumpDataDir`, which `DATA_DIR=memory://` loads with `loadDataDir`; and
  * loaded from that dump into a directory and shut down, whose files a new directory's cluster
- * (`EmbeddedCluster.ts`) copies. Loading the dump costs a PGlite start and stop, about 1.5 s; the
- * copy of its result a tenth of that.
+ * (`EmbeddedCluster.ts`) copies. Loading the dump costs a PGlite start and stop; copying its
+ * result costs only the files' writes (both timed in docs/benchmarks.md §8).
  *
  * Both carry the PGlite version in their names: a template made by another version is never
  * loaded (a release may change the catalog PGlite's initdb writes), and without one for this
- * version a new cluster is made by initdb, as before. Clusters made from it share PostgreSQL's
+ * version a new cluster is made by initdb, the slow way. Clusters made from it share PostgreSQL's
  * system identifier, which only replication reads, and PGlite has none.
  */
 

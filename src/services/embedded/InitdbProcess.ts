@@ -123,11 +123,11 @@ const stderrKept = 8 * 1024
  * child process: a copy of the build's closed cluster when there is one (`EmbeddedTemplate.ts`),
  * else loaded from its dump, else made by initdb. The last two take WebAssembly instances beside
  * the serving one (initdb two: a second PGlite, and initdb itself), and WebAssembly memory is never
- * given back: initdb done in the serving process left that process at about 600 MiB for good. The
- * copy is done by the same child, so that a first start has one way to make its cluster, killed
- * and cleaned up the same way whatever it was made from (a child costs about 0.1 s). The child
- * dies with this process (see `program`), and is killed if this effect is interrupted (SIGTERM
- * during the first start).
+ * given back: initdb done in the serving process would leave it holding their memory for good.
+ * The copy is done by the same child, so that a first start has one way to make its cluster,
+ * killed and cleaned up the same way whatever it was made from (a child's start is paid on a new
+ * data directory only). The child dies with this process (see `program`), and is killed if this
+ * effect is interrupted (SIGTERM during the first start).
  */
 export const initdbInChild = (
   directory: string,

@@ -30,7 +30,7 @@ export { jsonOptionsFor } from "../corrections/connect/jsonReadOptions.js"
  * 9 readMaxBytesInMessage, 10 ignoredUnknownFields.
  * test/transports/connect-node-upstream.test.ts shows each behaviour on connect-node's own
  * adapter: an upgrade that fixes or changes one fails a test there, and the correction must go or
- * change with it instead of being applied twice. 2.2.0 was checked and fixes none of them.
+ * change with it instead of being applied twice. connect-node 2.2.0 fixes none of them.
  */
 
 /** The pipeline's record of the call (Calls.ts), handed to handlers in their context. */
@@ -131,7 +131,7 @@ export const getQueryRefusal = (handler: UniversalHandler, url: string): string 
  * Correction 1, hostlessRequestThrows: `universalRequestFromNodeRequest` builds the URL from the
  * authority and throws, synchronously, when there is none (HTTP/1.0 without Host). Thrown from the
  * "request" listener that is an uncaught exception, which ends the process: one 60-byte request
- * took a port down. The adapter refuses such a request before the conversion; anything else thrown
+ * would take a port down. The adapter refuses such a request before the conversion; anything else thrown
  * synchronously is answered `internal` and logged.
  */
 export const hostless = (request: Request): boolean => {

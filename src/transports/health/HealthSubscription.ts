@@ -15,9 +15,9 @@ export interface HealthSubscription {
 /**
  * One subscription to the health state for every Watch stream of a port, held while there is at
  * least one, rather than an Effect stream per Watch (the state's changes, merged with the drain's,
- * turned into an async iterable and cut by the call's signal): that is 10 fibers and 46 channel
- * executors, ~210 KB of heap and ~2 ms of CPU per stream, which an anonymous caller can multiply
- * (docs/reliability.md). A listener here is an entry in a Set.
+ * turned into an async iterable and cut by the call's signal): that holds fibers and channel
+ * executors per stream, heap and CPU an anonymous caller can multiply (what each costs:
+ * docs/reliability.md §2h). A listener here is an entry in a Set.
  *
  * A new listener is told the latest state at once when the subscription already runs (it is
  * refreshed every HEALTH_CHECK_INTERVAL_MS while anyone watches, so it is no older than that);

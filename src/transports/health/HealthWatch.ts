@@ -13,10 +13,10 @@ import { maxTimerMillis } from "../corrections/connect/timerOverflowDeadlines.js
  * Health is open to anyone and a Watch stream stays open as long as its client likes, so what one
  * open stream costs is what an anonymous caller can multiply. Through connect-node a stream that
  * does nothing but wait holds its whole pipeline: a dozen suspended async generators, three
- * AbortControllers, the universal request and response, ~36 KB of heap (measured with a Watch
- * that awaited nothing of Effect). Node's own HTTP/2 stream and its compatibility request and
- * response are ~5 KB more. Here a waiting stream holds one small object, listed in the port's
- * HealthSubscription, and the replies are the six possible messages, encoded once.
+ * AbortControllers, the universal request and response, several times what Node's own HTTP/2
+ * stream and its compatibility request and response hold (both: docs/reliability.md §2h). Here a
+ * waiting stream holds one small object, listed in the port's HealthSubscription, and the replies
+ * are the six possible messages, encoded once.
  *
  * The wire forms are connect-es's own, from its public protocol modules: the content types
  * (`parseContentType`), compression (`compressionNegotiate`, `envelopeDecompress`), deadlines

@@ -121,8 +121,9 @@ export const listen = (handler: RequestHandler, options: ListenOptions) =>
       // node:http tracks connections (for closeIdleConnections and the headers/request timeouts)
       // from its 'listening' event, which a server fed through 'connection' never fires itself.
       h1.emit("listening")
-      // Node's own default allows 2^32-1 streams per connection: 20,000 never-finished streams on 4
-      // connections take RSS from 128 to 594 MiB. Streams over the limit get REFUSED_STREAM.
+      // Node's own default allows 2^32-1 streams per connection, and each never-finished one holds
+      // memory until its deadline (docs/reliability.md §2a, HTTP/2 streams). Streams over the
+      // limit get REFUSED_STREAM.
       const h2 = http2.createServer(
         { settings: { maxConcurrentStreams: options.maxStreamsPerConnection } },
         startAfterRead(withStreamDeadline(noted, options.requestTimeoutMillis))

@@ -15,11 +15,12 @@ export interface DocumentBounds {
  * GraphiQL's full introspection query, the largest document clients of these APIs send as a rule,
  * is about 2,100 characters, 184 tokens and 10 brackets deep; an operation of the default
  * GRAPHQL_MAX_FIELDS (100) aliased fields with arguments is about 400 tokens. Tokens bound the work
- * of graphql-js's validation, about 2 µs a token on this project's machines (1,000: 2–5 ms); nesting
- * bounds recursion: graphql-js parses recursively and overflows the stack (RangeError) near 3,000
- * nested brackets, and 64 is far more than a query needs (the depth limit, 8 by default, counts
- * fields, not brackets). Characters only cost the lexer's pass. These are constants, not settings:
- * they guard the server, where GRAPHQL_MAX_DEPTH and GRAPHQL_MAX_FIELDS are the policy.
+ * of graphql-js's validation, which grows with them; nesting bounds recursion: graphql-js parses
+ * recursively and overflows the stack (RangeError) on brackets nested deep enough, and 64 is far
+ * more than a query needs (the depth limit, 8 by default, counts fields, not brackets). Characters
+ * only cost the lexer's pass (what each costs: docs/reliability.md §2a, GraphQL documents). These
+ * are constants, not settings: they guard the server, where GRAPHQL_MAX_DEPTH and
+ * GRAPHQL_MAX_FIELDS are the policy.
  */
 export const defaultDocumentBounds: DocumentBounds = { maxLength: 16_384, maxTokens: 1_000, maxNesting: 64 }
 

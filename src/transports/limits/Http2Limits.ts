@@ -23,9 +23,9 @@ const timedOut = (request: http2.Http2ServerRequest, response: http2.Http2Server
     refuse(request, response, { kind: "DeadlineExceeded", message: `the request did not arrive in full within ${millis} ms` })
   }
   // The handler is reading this request, so Node does not end the stream after the answer. CANCEL
-  // rather than §8.1's NO_ERROR: Node 20 loses about one NO_ERROR reset in ten sent after an
-  // answer with a body while the request is being read (measured on 120 streams; never a
-  // CANCEL), leaving the stream open to a client that keeps sending.
+  // rather than §8.1's NO_ERROR: Node 20 loses some of the NO_ERROR resets sent after an answer
+  // with a body while the request is being read (never a CANCEL), leaving the stream open to a
+  // client that keeps sending.
   if (!stream.closed) stream.close(http2.constants.NGHTTP2_CANCEL)
   // node:http closes an HTTP/1.1 connection after its 408; the HTTP/2 equivalent is GOAWAY: no new
   // streams on this connection, the open ones finish. It frees the connection's slot under

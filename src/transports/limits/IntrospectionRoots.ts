@@ -7,7 +7,7 @@ import { countCap, rootFieldCounts } from "./QueryCost.js"
  * fragments on the root included. The introspection limits (introspectionLimits) bound the fields
  * below them, but a `__schema { types { name fields { name } } }` is small to ask and walks the
  * whole schema to answer: many aliased copies of it fit within those limits and cost far more
- * than anything else a caller without the token may ask (docs/reliability.md, introspection).
+ * than anything else a caller without the token may ask (docs/reliability.md §2d).
  * The standard introspection query that GraphiQL and code generators send selects one `__schema`;
  * a tool that asks for types by name asks for a few.
  */

@@ -2,10 +2,11 @@ import { FiberRef } from "effect"
 
 /**
  * Bounds on the shape of a JSON request body, checked before it is parsed (JSON_MAX_DEPTH,
- * JSON_MAX_VALUES). One request of a megabyte of JSON — 60,000 keys, or brackets nested 512,000
- * deep — kept the event loop, and with it every port of the process, busy for 60 to 200 ms in
- * `JSON.parse` and in what walks its result (key renaming, schema decoding). No request of these
- * APIs comes near either bound: the largest, a workflow, is 3 levels deep with about 10 values.
+ * JSON_MAX_VALUES). One request of a megabyte of JSON — tens of thousands of keys, or brackets
+ * nested hundreds of thousands deep — kept the event loop, and with it every port of the process,
+ * busy in `JSON.parse` and in what walks its result (key renaming, schema decoding). No request of
+ * these APIs comes near either bound (the shapes, their times and the largest request:
+ * docs/reliability.md §2g).
  */
 export interface JsonBounds {
   /** Objects and arrays open at once (the body's own object is level 1). */
@@ -24,11 +25,11 @@ export const CurrentJsonBounds = FiberRef.unsafeMake<JsonBounds>(unboundedJson)
 
 /**
  * What in `bytes`, read as JSON, breaks `bounds`, as a message for the caller; undefined when
- * nothing does. One pass over the bytes, no allocation, stopping at the first bound broken: about
- * a millisecond per megabyte, where parsing such a body cost 60 to 200. It does not check that the
- * text is JSON (the parser that follows does); it only counts what JSON would make of it. UTF-8
- * needs no decoding here: every byte of a multi-byte character is 0x80 or above, never one of the
- * ASCII bytes counted.
+ * nothing does. One pass over the bytes, no allocation, stopping at the first bound broken: a
+ * small part of what parsing such a body costs (both: docs/reliability.md §2g). It does not check
+ * that the text is JSON (the parser that follows does); it only counts what JSON would make of it.
+ * UTF-8 needs no decoding here: every byte of a multi-byte character is 0x80 or above, never one
+ * of the ASCII bytes counted.
  */
 export const jsonBoundsBroken = (bytes: Uint8Array, bounds: JsonBounds): string | undefined => {
   const { maxDepth, maxValues } = bounds

@@ -8,8 +8,9 @@ import type { Compression } from "@connectrpc/connect/protocol"
  *
  * A megabyte of protobuf holds up to half a million two-byte fields. protobuf-es decodes them one
  * by one, keeping each unknown one as an object of its own (and decoding each repeat of a known
- * one), which kept the event loop — every port of the process — busy for 100 to 170 ms. No request
- * of these APIs holds more than about 15 fields (a workflow, its timestamps included).
+ * one), which kept the event loop — every port of the process — busy for the whole decode. No
+ * request of these APIs comes near the bound (the times, and the largest request, a workflow:
+ * docs/reliability.md §2g).
  *
  * connect-es decodes a request message inside its handler, with no hook between the bytes and
  * `fromBinary` (its binary read options are data only), so the count is made on the request body
@@ -44,7 +45,7 @@ export const tooManyFieldsMessage = (maxFields: number) =>
 /**
  * Whether `bytes`, read as `message`, holds more than `maxFields` fields: every tag counts, in the
  * message and in the nested messages of its known message fields. One pass that stops at the
- * bound. Bytes that are not protobuf count as within it: protobuf-es refuses them, as before.
+ * bound. Bytes that are not protobuf count as within it: protobuf-es refuses them, as it would anyway.
  */
 export const holdsMoreFields = (message: DescMessage, bytes: Uint8Array, maxFields: number): boolean => {
   const reader = new BinaryReader(bytes)

@@ -150,7 +150,8 @@ export const definitionCosts = (document: DocumentNode, visited?: () => void): R
  *
  * Why a bound besides depth and fields: 33 lists of 100 rows fit in 100 fields, and answering them
  * — rows read from the database, turned into objects, serialised — kept the event loop, and every
- * port of the process, busy for 50 to 140 ms.
+ * port of the process, busy many times longer than any call these APIs make (docs/reliability.md
+ * §2g has the times, and why the default is 5).
  */
 export const rootCalls = (document: DocumentNode): ReadonlyMap<OperationDefinitionNode, number> =>
   rootFieldCounts(document, (name) => !name.startsWith("__"))

@@ -48,8 +48,8 @@ export const endpointOf = (api: HttpApi.HttpApi.Any, group: string, name: string
  * Writes a reply as the JSON of the value itself, at its endpoint's success status, where the
  * platform would encode the value with the endpoint's success schema: that encode checks every
  * field again, each step an Effect, on a value whose fields passed those checks when it was made
- * and are already their own encoded form (up to a tenth of a REST read's CPU: docs/benchmarks.md
- * §5). Used for the replies that hold a domain record under its key (`{"org": …}`), whose fields
+ * and are already their own encoded form (the share of a REST read's CPU: docs/benchmarks.md
+ * §5, "What each part of a call costs"). Used for the replies that hold a domain record under its key (`{"org": …}`), whose fields
  * are ids, names and canonical timestamps. test/transports/rest-reply.test.ts encodes each such endpoint's
  * replies with its success schema too, and fails when the two differ.
  */

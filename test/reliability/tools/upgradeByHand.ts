@@ -1,10 +1,10 @@
 /**
- * The upgrade of docs/deployment.md, run by hand with a real new version (issue 40): two replicas
+ * The upgrade of docs/deployment.md, run by hand with a real new version: two replicas
  * of each service behind haproxy, through PgBouncer, under load in every style with no retries;
  * a session idle in a transaction holds a lock on `profiles` for BLOCKER_SECONDS (20) while the
  * NEW version's `migrate` adds its column; then every replica is rolled onto the new version
  * (MIGRATE=off), each only once haproxy reports the one before it UP; then clients send the new
- * field. Prints one JSON line of figures (docs/reliability.md keeps them).
+ * field. Prints one JSON line of figures (docs/reliability.md §3, replicas behind haproxy, keeps them).
  *
  *   UPGRADE_TO=/path/to/new/checkout TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres \
  *     npx vite-node test/reliability/tools/upgradeByHand.ts

@@ -5,9 +5,10 @@ import { isAsyncIterable, type Protocol } from "./Wire.js"
 
 /**
  * Correction 8, unboundedBinaryFields: protobuf-es decodes every field of a binary message, however
- * many: half a million in a megabyte kept the event loop busy for over 100 ms. connect-es decodes
- * in its handler with no hook before `fromBinary`, so the body is read on its way in and a message
- * over PROTOBUF_MAX_FIELDS ends it with resource_exhausted (ProtobufFieldBound.ts).
+ * many: half a million fit in a megabyte, and the event loop is busy for all of them
+ * (docs/reliability.md §2g). connect-es decodes in its handler with no hook before `fromBinary`,
+ * so the body is read on its way in and a message over PROTOBUF_MAX_FIELDS ends it with
+ * resource_exhausted (ProtobufFieldBound.ts).
  */
 
 /** Binary request bodies by protocol; JSON ones (`application/json`, `+json`) are held by the JSON bounds. */
