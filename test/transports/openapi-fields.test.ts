@@ -5,6 +5,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Option, ParseResult, Schema, SchemaAST } from "effect"
 import { described, optionalDescribed, record } from "../../src/domain/Described.js"
 import { ProfileId } from "../../src/domain/Ids.js"
+import { recordFields } from "../../src/domain/RecordFields.js"
 import { Name } from "../../src/domain/Name.js"
 import { LicenseHttpApi, OrgHttpApi, ProfileHttpApi, WorkflowHttpApi } from "../../src/transports/rest/HttpApis.js"
 import { openApiDocument } from "../../src/transports/rest/RestApp.js"
@@ -24,25 +25,6 @@ const isJson = (value: unknown): value is Json => typeof value === "object" && v
 const nameOf = (ast: SchemaAST.AST): string | undefined =>
   Option.getOrUndefined(SchemaAST.getJSONIdentifier(ast)) ??
     (ast._tag === "Transformation" && ast.to._tag === "Declaration" ? Option.getOrUndefined(SchemaAST.getIdentifierAnnotation(ast.to)) : undefined)
-
-/** The record's fields as declared (their own annotations), or none when the schema is no record. */
-const fieldsOf = (ast: SchemaAST.AST): ReadonlyArray<{ readonly ps: SchemaAST.PropertySignature; readonly type: SchemaAST.AST }> => {
-  switch (ast._tag) {
-    case "TypeLiteral":
-      return ast.propertySignatures.map((ps) => ({ ps, type: ps.type }))
-    case "Refinement":
-      return fieldsOf(ast.from)
-    case "Transformation": {
-      if (ast.to._tag === "Declaration") return fieldsOf(ast.from)
-      if (ast.from._tag !== "TypeLiteral" || ast.to._tag !== "TypeLiteral") return []
-      // A record with a transformed field: its fields' annotations are on the type side, their JSON on the encoded side.
-      const encoded = ast.from.propertySignatures
-      return ast.to.propertySignatures.map((ps) => ({ ps, type: encoded.find((each) => each.name === ps.name)?.type ?? ps.type }))
-    }
-    default:
-      return []
-  }
-}
 
 /** The keywords' own descriptions ("a string"), which JSON Schema leaves out. */
 const builtIn = new Set([SchemaAST.stringKeyword, SchemaAST.numberKeyword, SchemaAST.booleanKeyword].map((keyword) => keyword.annotations))
@@ -70,13 +52,13 @@ const differences = (ast: SchemaAST.AST, json: Json, document: Document, path: s
   if (ast._tag === "Union") {
     const members = Array.isArray(schema["anyOf"]) ? schema["anyOf"].filter(isJson) : [schema]
     return ast.types.flatMap((member) => {
-      if (fieldsOf(member).length === 0 && nameOf(member) === undefined) return []
+      if (recordFields(member).length === 0 && nameOf(member) === undefined) return []
       const documented = members.find((each) => each["$ref"] !== undefined || each["type"] === "object")
       return documented === undefined ? [`${path}: no object member`] : differences(member, documented, document, path, seen)
     })
   }
   const properties = isJson(schema["properties"]) ? schema["properties"] : {}
-  return fieldsOf(ast).flatMap(({ ps, type }) => {
+  return recordFields(ast).flatMap(({ ps, type }) => {
     const field = `${path}.${String(ps.name)}`
     const property = properties[String(ps.name)]
     if (!isJson(property)) return [`${field}: not documented`]
