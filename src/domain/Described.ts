@@ -48,9 +48,9 @@ const withLimits = (ast: SchemaAST.AST, description: string) => {
 export type FieldAnnotations<A> = { readonly examples?: readonly [A, ...Array<A>] }
 
 /**
- * A type with a field's description (and examples) where every JSON Schema of it reads them: its
- * own `jsonSchema` annotation (its rule's, kept, or an empty one) is what makes JSON Schema write
- * a refinement's annotations, and keeps them wherever the type sits.
+ * A type with a field's description (and examples) where every JSON Schema of it reads them. A
+ * refinement's are written only when it has a `jsonSchema` annotation: its rule's, kept, or an
+ * empty one (other types' annotations are written as they are).
  */
 export const documented = <S extends Schema.Schema.Any>(
   schema: S,
@@ -60,7 +60,9 @@ export const documented = <S extends Schema.Schema.Any>(
   Schema.make(SchemaAST.annotations(schema.ast, {
     [SchemaAST.DescriptionAnnotationId]: description,
     ...(annotations.examples === undefined ? {} : { [SchemaAST.ExamplesAnnotationId]: annotations.examples }),
-    [SchemaAST.JSONSchemaAnnotationId]: Option.getOrElse(SchemaAST.getJSONSchemaAnnotation(schema.ast), () => ({}))
+    ...(schema.ast._tag === "Refinement"
+      ? { [SchemaAST.JSONSchemaAnnotationId]: Option.getOrElse(SchemaAST.getJSONSchemaAnnotation(schema.ast), () => ({})) }
+      : {})
   }))
 
 /** A field with its description, and the words of the limits its rules state. */
