@@ -27,7 +27,10 @@ export const formIn = (config: unknown): ReadonlyArray<FormField> | undefined =>
 }
 
 /** A description's first clause, as written ("the org's display name: 1 to 200 ..." → "the org's display name"). */
-const clauseOf = (description: string) => description.split(": ", 1)[0]!
+const clauseOf = (description: string) => {
+  const at = description.indexOf(": ")
+  return at === -1 ? description : description.slice(0, at)
+}
 
 /** What a description says after its first clause (the rule in words), if anything. */
 const restOf = (description: string) => {
@@ -68,7 +71,7 @@ const presentation: Readonly<Record<string, { readonly input: Input; readonly hi
 const partOrder = ["org", "profile", "license", "workflowOptions"]
 
 const rank = (path: string) => {
-  const at = partOrder.indexOf(path.split(".", 1)[0]!)
+  const at = partOrder.indexOf(path.split(".", 1)[0] ?? path)
   return at === -1 ? partOrder.length : at
 }
 

@@ -65,7 +65,8 @@ const bodyOf = (values: ReadonlyArray<{ readonly path: string; readonly value: s
 const laidOut = (elements: ReadonlyArray<{ readonly element: HTMLElement; readonly input: HTMLInputElement }>) => {
   const out: Array<HTMLElement> = []
   for (let at = 0; at < elements.length; at++) {
-    const [one, next] = [elements[at]!, elements[at + 1]]
+    const [one, next] = [elements[at], elements[at + 1]]
+    if (one === undefined) continue
     if (next !== undefined && one.input.type === "datetime-local" && next.input.type === "datetime-local") {
       out.push(h("div", { class: "pair" }, one.element, next.element))
       at++
