@@ -2,7 +2,7 @@ import { ApiError, rest, type Services } from "./Api.js"
 import { period } from "./Dates.js"
 import { field, h, id, link, record, table } from "./Dom.js"
 import { failure } from "./Failure.js"
-import { fieldMessages, onboardingFields } from "./Fields.js"
+import { fieldMessages, type FormField, formInputs, workflowIdPath } from "./Fields.js"
 import { runColumns } from "./Lists.js"
 import type { Created, Run } from "./Resources.js"
 import { href, recordHref } from "./Route.js"
@@ -42,40 +42,48 @@ const alreadyExists = (workflowId: string) =>
   h(
     "span",
     {},
-    "A run with this Workflow id already exists with different content. ",
+    "A run with this id already exists with different content. ",
     link(recordHref("workflows", workflowId), "Open the existing run"),
-    ", or clear Workflow id for a new run."
+    ", or clear the id for a new run."
   )
 
-export const onboardingPage = (services: Services) => {
-  const place = (each: (typeof onboardingFields)[number]) => ({
-    path: each.path,
-    ...field(each.id, each.label, each.input, "hint" in each ? each.hint : undefined)
-  })
-  const [orgName, fullName, licenseStart, licenseEnd, workflowIdField] = onboardingFields
-  const fields = {
-    orgName: place(orgName),
-    fullName: place(fullName),
-    licenseStart: place(licenseStart),
-    licenseEnd: place(licenseEnd),
-    workflowId: place(workflowIdField)
+/**
+ * The request's body: each input's value at its path, each part an object (so a missing date is
+ * refused as that field's); an optional field left empty is left out.
+ */
+const bodyOf = (values: ReadonlyArray<{ readonly path: string; readonly value: string | undefined; readonly required: boolean }>) => {
+  const body: Record<string, Record<string, string>> = {}
+  for (const { path, required, value } of values) {
+    const [part = path, name = path] = path.split(".", 2)
+    body[part] ??= {}
+    if (value !== undefined && (value !== "" || required)) body[part][name] = value
   }
-  /** In the form's order, which is the table's. */
-  const inOrder = [fields.orgName, fields.fullName, fields.licenseStart, fields.licenseEnd, fields.workflowId]
+  return body
+}
+
+/** Side by side: two date inputs in a row (a period's start and end). */
+const laidOut = (elements: ReadonlyArray<{ readonly element: HTMLElement; readonly input: HTMLInputElement }>) => {
+  const out: Array<HTMLElement> = []
+  for (let at = 0; at < elements.length; at++) {
+    const [one, next] = [elements[at], elements[at + 1]]
+    if (one === undefined) continue
+    if (next !== undefined && one.input.type === "datetime-local" && next.input.type === "datetime-local") {
+      out.push(h("div", { class: "pair" }, one.element, next.element))
+      at++
+    } else out.push(one.element)
+  }
+  return out
+}
+
+export const onboardingPage = (services: Services, request: ReadonlyArray<FormField>) => {
+  /** In the form's order, which is the order its messages are read in. */
+  const inOrder = formInputs(request).map((each) => ({ ...each, ...field(each.id, each.label, each.input, each.hint) }))
+  const at = (path: string) => inOrder.find((each) => each.path === path)
   const general = h("div", { "aria-live": "polite" })
   const result = h("div", { id: "result", "aria-live": "polite" }, ...(lastOnboarded === undefined ? [] : onboarded(lastOnboarded)))
   const submit = h("button", { type: "submit" }, "Onboard")
-  const form = h(
-    "form",
-    { novalidate: true, "aria-labelledby": "onboard-heading" },
-    fields.orgName.element,
-    fields.fullName.element,
-    h("div", { class: "pair" }, fields.licenseStart.element, fields.licenseEnd.element),
-    fields.workflowId.element,
-    submit,
-    general
-  )
-  const idInput = fields.workflowId.input
+  const form = h("form", { novalidate: true, "aria-labelledby": "onboard-heading" }, ...laidOut(inOrder), submit, general)
+  const idInput = at(workflowIdPath)?.input ?? h("input", { type: "hidden" })
   const current = () => (formId ??= freshId())
   /** The field shows the id the form sends, and nothing else. */
   const hold = (next: FormId) => {
@@ -113,18 +121,14 @@ export const onboardingPage = (services: Services) => {
     try {
       // Inside the try: a date the input allows but Date cannot hold (a year past 9999) throws,
       // and is then shown, with the button enabled again.
-      const sent = {
-        org: fields.orgName.input.value,
-        person: fields.fullName.input.value,
-        start: instant(fields.licenseStart.input.value),
-        end: instant(fields.licenseEnd.input.value)
-      }
-      const created = await rest<Created>(services, "workflow", "/workflow/workflows/onboarding", {
-        org: { name: sent.org },
-        profile: { fullName: sent.person },
-        license: { start: sent.start, end: sent.end },
-        workflowOptions: { workflowId }
-      })
+      const values = inOrder.map(({ input, path, required }) => ({
+        path,
+        required,
+        value: path === workflowIdPath ? workflowId : input.type === "datetime-local" ? instant(input.value) : input.value
+      }))
+      const valueAt = (path: string) => values.find((each) => each.path === path)?.value
+      const sent = { org: valueAt("org.name") ?? "", person: valueAt("profile.fullName") ?? "", start: valueAt("license.start"), end: valueAt("license.end") }
+      const created = await rest<Created>(services, "workflow", "/workflow/workflows/onboarding", bodyOf(values))
       // A second click cannot onboard this customer again: the form is empty, under a new id.
       form.reset()
       hold(answered(sending, "created"))
@@ -138,11 +142,11 @@ export const onboardingPage = (services: Services) => {
     } catch (error) {
       hold(answered(sending, outcomeOf(error instanceof ApiError ? error.status : undefined)))
       if (error instanceof ApiError && error.status === 400) {
-        const { fields: messages, rest: unplaced } = fieldMessages(error.message)
+        const { fields: messages, rest: unplaced } = fieldMessages(error.message, request)
         if (unplaced.length > 0) general.append(h("p", { class: "error", role: "alert" }, unplaced.join("; ")))
         showInvalid(messages)
       } else if (error instanceof ApiError && error.status === 409) {
-        showInvalid(new Map([["workflowOptions.workflowId", alreadyExists(workflowId)]]))
+        showInvalid(new Map([[workflowIdPath, alreadyExists(workflowId)]]))
       } else {
         general.append(failure(error, "workflow"))
       }

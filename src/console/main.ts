@@ -1,4 +1,5 @@
 import { apiToken, type Services, servicesIn } from "./Api.js"
+import { type FormField, formIn } from "./Fields.js"
 import { licenseList, orgList, profileList, runList } from "./Lists.js"
 import { listPage } from "./ListPage.js"
 import { onboardingPage } from "./OnboardingPage.js"
@@ -27,10 +28,10 @@ const sections: Record<string, { readonly list: (services: Services) => HTMLElem
   workflows: { list: (services) => listPage(runList, services), record: runPage }
 }
 
-const route = (services: Services) => {
+const route = (services: Services, form: ReadonlyArray<FormField>) => {
   const { id, section } = currentRoute()
   const pages = Object.hasOwn(sections, section) ? sections[section] : undefined
-  const page = pages === undefined ? onboardingPage(services) : id === undefined ? pages.list(services) : pages.record(services, id)
+  const page = pages === undefined ? onboardingPage(services, form) : id === undefined ? pages.list(services) : pages.record(services, id)
   view.replaceChildren(page)
   const current = pages === undefined ? "" : section
   for (const link of document.querySelectorAll<HTMLAnchorElement>("nav.menu a")) {
@@ -51,10 +52,13 @@ tokenForm.addEventListener("submit", (event) => {
 
 const start = async () => {
   const response = await fetch("/console/config.json")
-  const services = servicesIn(await response.json())
+  const config: unknown = await response.json()
+  const services = servicesIn(config)
   if (services === undefined) throw new Error("/console/config.json does not give every service's origin")
-  window.addEventListener("hashchange", () => route(services))
-  route(services)
+  const form = formIn(config)
+  if (form === undefined) throw new Error("/console/config.json does not give the onboarding form's fields")
+  window.addEventListener("hashchange", () => route(services, form))
+  route(services, form)
 }
 
 void start()

@@ -41,7 +41,7 @@ export const errorTable: { readonly [K in FailureKind]: WireError } = {
   MethodNotAllowed: { connect: Code.Unimplemented, grpc: 12, http: 405, graphql: "METHOD_NOT_ALLOWED" },
   // A body that is not JSON in UTF-8 where JSON is required; the body is not read.
   UnsupportedMediaType: { connect: Code.InvalidArgument, grpc: 3, http: 415, graphql: "UNSUPPORTED_MEDIA_TYPE" },
-  // A Host this server does not answer to (ALLOWED_HOSTS, http/AllowedHosts.ts): HTTP 421 (Connect
+  // A Host this server does not answer to (ALLOWED_HOSTS, limits/AllowedHosts.ts): HTTP 421 (Connect
   // unary too, its body saying invalid_argument); Connect and gRPC have no such code, and the
   // request is the caller's mistake.
   MisdirectedRequest: { connect: Code.InvalidArgument, grpc: 3, http: 421, graphql: "MISDIRECTED_REQUEST" },

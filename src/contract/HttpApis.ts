@@ -4,6 +4,7 @@ import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Context, Option, Schema, SchemaAST } from "effect"
+import { documented } from "../domain/Described.js"
 import { LicenseId, OrgId, ProfileId, WorkflowId } from "../domain/Ids.js"
 import { License, ListLicensesRequest, ListLicensesResponse } from "../domain/License.js"
 import {
@@ -40,6 +41,8 @@ export class JsonBodyReader extends HttpApiMiddleware.Tag<JsonBodyReader>()("Jso
   failure: Schema.Union(RestErrors.UnsupportedMediaType, RestErrors.ResourceExhausted, RestErrors.InvalidArgument)
 }) {}
 
+const sameId = "the same id as the path's, if given at all"
+
 /** A body's fields as JSON (`{name}`); the id, if repeated there, must match the path's. */
 const bodyOf = <Fields extends Schema.Struct.Fields, Id extends Schema.Schema.Any>(
   fields: Fields,
@@ -49,7 +52,7 @@ const bodyOf = <Fields extends Schema.Struct.Fields, Id extends Schema.Schema.An
 ) =>
   Schema.Struct({
     ...fields,
-    id: Schema.optional(id).annotations({ description: "the same id as the path's, if given at all" })
+    id: Schema.optional(documented(id, sameId)).annotations({ description: sameId })
   }).annotations({ identifier, ...(description === undefined ? {} : { description }) })
 
 const reply = <K extends string, S extends Schema.Schema.Any>(key: K, schema: S, identifier: string) =>

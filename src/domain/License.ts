@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { described } from "./Described.js"
+import { described, record } from "./Described.js"
 import { LicenseId, UserId } from "./Ids.js"
 import { listRequest, nextPageToken, optionalFilter, type PageQuery, pageQuery } from "./Page.js"
 import { CanonicalTimestamp, type Timestamp as T, Timestamp, toMicros } from "./Timestamp.js"
@@ -14,26 +14,24 @@ export const endsAfterStart = (startName: string) =>
     toMicros(period.end) > toMicros(period.start) || { path: ["end"], message: `must be after ${startName}` }
   ))
 
-const licenseDescription = "A license held by a profile for a period; end is after start"
-
 export class License extends Schema.Class<License>("License")(
   Schema.Struct({
     id: described(LicenseId, "the license's id: a UUID the caller chooses"),
     userId: described(UserId, "the profile (person) that holds the license (a UUID)"),
-    start: described(Timestamp, "when the license starts: an RFC 3339 time, written back in UTC")
-      .annotations({ examples: [CanonicalTimestamp.make("2026-01-01T00:00:00Z")] }),
-    end: described(Timestamp, "when the license ends: an RFC 3339 time after start, written back in UTC")
-      .annotations({ examples: [CanonicalTimestamp.make("2027-01-01T00:00:00Z")] })
+    start: described(Timestamp, "when the license starts: an RFC 3339 time, written back in UTC", {
+      examples: [CanonicalTimestamp.make("2026-01-01T00:00:00Z")]
+    }),
+    end: described(Timestamp, "when the license ends: an RFC 3339 time after start, written back in UTC", {
+      examples: [CanonicalTimestamp.make("2027-01-01T00:00:00Z")]
+    })
   }).pipe(endsAfterStart("start")),
-  // Named on the transformation too: with a rule across fields the class's encoded side is a
-  // refinement, which JSON Schema (so OpenAPI) would otherwise inline without its name.
-  [{ description: licenseDescription }, { identifier: "License", description: licenseDescription }]
+  record("License", "A license held by a profile for a period; end is after start")
 ) {}
 
 /** Licenses, optionally only those of one user. */
 export class ListLicensesRequest extends Schema.Class<ListLicensesRequest>("ListLicensesRequest")(
   listRequest("licenses", { userId: optionalFilter(UserId, "only the licenses of this user (a UUID)") }, (request) => request.userId || ""),
-  { description: "Licenses, newest first, a page at a time" }
+  record("ListLicensesRequest", "Licenses, newest first, a page at a time")
 ) {
   get query(): PageQuery<UserId | undefined> {
     return pageQuery("licenses", this, this.userId || undefined)
@@ -43,4 +41,4 @@ export class ListLicensesRequest extends Schema.Class<ListLicensesRequest>("List
 export class ListLicensesResponse extends Schema.Class<ListLicensesResponse>("ListLicensesResponse")({
   licenses: described(Schema.Array(License), "this page of licenses, newest first"),
   nextPageToken
-}, { description: "A page of licenses" }) {}
+}, record("ListLicensesResponse", "A page of licenses")) {}

@@ -1,5 +1,5 @@
 import { Schema, Struct } from "effect"
-import { described } from "./Described.js"
+import { described, record } from "./Described.js"
 import { LicenseId, OrgId, ProfileId, WorkflowId } from "./Ids.js"
 import { endsAfterStart, License } from "./License.js"
 import { Org } from "./Org.js"
@@ -47,7 +47,7 @@ export class OnboardingRequest extends Schema.Class<OnboardingRequest>("Onboardi
   license: OnboardingLicense,
   org: OnboardingOrg,
   profile: OnboardingProfile
-}, { description: "An org, a profile in it and a license for that profile, created in one transaction" }) {
+}, record("OnboardingRequest", "An org, a profile in it and a license for that profile, created in one transaction")) {
   /** The caller's idempotency key, if one was given. */
   get workflowId(): WorkflowId | undefined {
     return this.workflowOptions?.workflowId || undefined
@@ -62,9 +62,7 @@ const madeIds = {
   licenseId: described(LicenseId, "the license the run created, held by that profile")
 }
 
-export class OnboardingResult extends Schema.Class<OnboardingResult>("OnboardingResult")(madeIds, {
-  description: "What an onboarding created"
-}) {}
+export class OnboardingResult extends Schema.Class<OnboardingResult>("OnboardingResult")(madeIds, record("OnboardingResult", "What an onboarding created")) {}
 
 export const RunStatus = Schema.Literal("completed")
 export type RunStatus = typeof RunStatus.Type
@@ -74,7 +72,7 @@ export class OnboardingRun extends Schema.Class<OnboardingRun>("OnboardingRun")(
   ...madeIds,
   status: described(RunStatus, "completed: a run is recorded with its three records, never before"),
   createdAt: described(Timestamp, "when the run committed, in UTC")
-}, { description: "The durable record of one onboarding run" }) {}
+}, record("OnboardingRun", "The durable record of one onboarding run")) {}
 
 /**
  * A status to list by: text on the wire, as ids are, so that an unknown one is refused by the
@@ -99,7 +97,7 @@ export class ListOnboardingWorkflowsRequest
       { status: optionalFilter(StatusFilter, "only the runs with this status (completed)") },
       (request) => request.status || ""
     ),
-    { description: "Workflow runs, newest first, a page at a time" }
+    record("ListOnboardingWorkflowsRequest", "Workflow runs, newest first, a page at a time")
   )
 {
   get query(): PageQuery<RunStatus | undefined> {
@@ -111,5 +109,5 @@ export class ListOnboardingWorkflowsResponse
   extends Schema.Class<ListOnboardingWorkflowsResponse>("ListOnboardingWorkflowsResponse")({
     workflows: described(Schema.Array(OnboardingRun), "this page of runs, newest first"),
     nextPageToken
-  }, { description: "A page of workflow runs" })
+  }, record("ListOnboardingWorkflowsResponse", "A page of workflow runs"))
 {}

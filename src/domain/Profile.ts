@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { described } from "./Described.js"
+import { described, record } from "./Described.js"
 import { OrgId, ProfileId } from "./Ids.js"
 import { Name, nameRule } from "./Name.js"
 import { listRequest, nextPageToken, optionalFilter, type PageQuery, pageQuery } from "./Page.js"
@@ -7,14 +7,14 @@ import { listRequest, nextPageToken, optionalFilter, type PageQuery, pageQuery }
 /** A person in an org. The org's existence is not checked on direct creates (contract §3). */
 export class Profile extends Schema.Class<Profile>("Profile")({
   id: described(ProfileId, "the profile's id: a UUID the caller chooses"),
-  fullName: described(Name, `the person's full name: ${nameRule}`).annotations({ examples: ["Ada Lovelace"] }),
+  fullName: described(Name, `the person's full name: ${nameRule}`, { examples: ["Ada Lovelace"] }),
   orgId: described(OrgId, "the org the person belongs to (a UUID)")
-}, { description: "A person in an org" }) {}
+}, record("Profile", "A person in an org")) {}
 
 /** Profiles, optionally only those of one org. */
 export class ListProfilesRequest extends Schema.Class<ListProfilesRequest>("ListProfilesRequest")(
   listRequest("profiles", { orgId: optionalFilter(OrgId, "only the profiles of this org (a UUID)") }, (request) => request.orgId || ""),
-  { description: "Profiles, newest first, a page at a time" }
+  record("ListProfilesRequest", "Profiles, newest first, a page at a time")
 ) {
   get query(): PageQuery<OrgId | undefined> {
     return pageQuery("profiles", this, this.orgId || undefined)
@@ -24,4 +24,4 @@ export class ListProfilesRequest extends Schema.Class<ListProfilesRequest>("List
 export class ListProfilesResponse extends Schema.Class<ListProfilesResponse>("ListProfilesResponse")({
   profiles: described(Schema.Array(Profile), "this page of profiles, newest first"),
   nextPageToken
-}, { description: "A page of profiles" }) {}
+}, record("ListProfilesResponse", "A page of profiles")) {}

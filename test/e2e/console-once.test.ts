@@ -56,7 +56,7 @@ describe.skipIf(chromiumPath === undefined)("the onboarding console onboards onc
     const { browser, server } = running
     const page = await browser.newPage()
     await page.goto(`${server.workflow}/`)
-    const idField = page.getByLabel("Workflow id")
+    const idField = page.getByLabel("The caller's idempotency key (a UUID)")
     const sentId = await idField.inputValue()
     expect(sentId).toMatch(uuid)
     const values = customer()
@@ -67,13 +67,13 @@ describe.skipIf(chromiumPath === undefined)("the onboarding console onboards onc
     expect(await runsOf(server, values.org)).toEqual([sentId])
     // The emptied form is refused, field by field, under an id of its own.
     expect(again.status()).toBe(400)
-    await expect.poll(() => page.locator("#org-name-message").innerText(), { timeout: 10_000 }).toBe("Organization name must not be blank")
-    expect(await page.getByLabel("Organization name").inputValue()).toBe("")
+    await expect.poll(() => page.locator("#org-name-message").innerText(), { timeout: 10_000 }).toBe("The org's display name must not be blank")
+    expect(await page.getByLabel("The org's display name").inputValue()).toBe("")
     const nextId = await idField.inputValue()
     expect(nextId).toMatch(uuid)
     expect(nextId).not.toBe(sentId)
     // That request was refused, so the next one, once edited, is another request with another id.
-    await page.getByLabel("Organization name").fill("Next Co")
+    await page.getByLabel("The org's display name").fill("Next Co")
     expect(await idField.inputValue()).not.toBe(nextId)
   }, 90_000)
 
@@ -90,7 +90,7 @@ describe.skipIf(chromiumPath === undefined)("the onboarding console onboards onc
       return route.abort("connectionreset")
     })
     await page.goto(`${server.workflow}/`)
-    const idField = page.getByLabel("Workflow id")
+    const idField = page.getByLabel("The caller's idempotency key (a UUID)")
     const sentId = await idField.inputValue()
     const values = customer()
     await onboard(page, values)
@@ -100,8 +100,8 @@ describe.skipIf(chromiumPath === undefined)("the onboarding console onboards onc
     expect(await runsOf(server, values.org)).toEqual([sentId])
 
     // The run may exist, so an edit keeps the id that finds it.
-    await page.getByLabel("Person's full name").fill("Someone Else")
-    await page.getByLabel("Person's full name").fill(values.person)
+    await page.getByLabel("The person's full name").fill("Someone Else")
+    await page.getByLabel("The person's full name").fill(values.person)
     expect(await idField.inputValue()).toBe(sentId)
 
     await page.getByRole("button", { name: "Onboard" }).click()

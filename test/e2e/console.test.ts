@@ -2,6 +2,9 @@ import { describe, expect, it } from "vitest"
 import { randomUUID } from "node:crypto"
 import type { Page } from "playwright-core"
 import { browserAndServer, chromiumPath, offPortRequests } from "./support/Browser.js"
+import { formInputs } from "../../src/console/Fields.js"
+import { OnboardingRequest } from "../../src/domain/Onboarding.js"
+import { formFields } from "../../src/transports/pages/OnboardingForm.js"
 import { onboard, shownResult } from "./support/OnboardingForm.js"
 import { freePort, startAllInOne, stopProcess } from "./support/Processes.js"
 
@@ -108,25 +111,35 @@ describe.skipIf(chromiumPath === undefined)("the onboarding console, in Chromium
     })
   }, 60_000)
 
+  it("asks for each field of the workflow's request, labelled from the field's description", async () => {
+    const { browser, server } = running
+    const page = await browser.newPage()
+    await page.goto(`${server.workflow}/`)
+    const labels = page.locator("form[aria-labelledby=onboard-heading] label")
+    await labels.first().waitFor({ timeout: 10_000 })
+    expect(await labels.allInnerTexts()).toEqual(formInputs(formFields(OnboardingRequest)).map((input) => input.label))
+    await page.close()
+  }, 60_000)
+
   it("puts each refusal under its field, named by the field's label, and focuses the first in the form", async () => {
     const { browser, server } = running
     const page = await browser.newPage()
     await page.goto(`${server.workflow}/`)
     await page.getByRole("button", { name: "Onboard" }).click()
     const message = (id: string) => page.locator(`#${id}-message`)
-    await expect.poll(() => message("org-name").innerText(), { timeout: 10_000 }).toBe("Organization name must not be blank")
-    expect(await message("full-name").innerText()).toBe("Person's full name must not be blank")
-    expect(await message("license-start").innerText()).toBe("License starts is missing")
-    expect(await message("license-end").innerText()).toBe("License ends is missing")
+    await expect.poll(() => message("org-name").innerText(), { timeout: 10_000 }).toBe("The org's display name must not be blank")
+    expect(await message("profile-full-name").innerText()).toBe("The person's full name must not be blank")
+    expect(await message("license-start").innerText()).toBe("When the license starts is missing")
+    expect(await message("license-end").innerText()).toBe("When the license ends is missing")
     expect(await page.evaluate(() => (globalThis as any).document.activeElement.id)).toBe("org-name")
-    expect(await page.getByLabel("Organization name").getAttribute("aria-describedby")).toContain("org-name-message")
+    expect(await page.getByLabel("The org's display name").getAttribute("aria-describedby")).toContain("org-name-message")
 
     await onboard(page, { org: "Backwards Ltd", person: "Eve", start: "2025-06-01T09:00", end: "2025-01-01T09:00", workflowId: "not-a-uuid" })
-    await expect.poll(() => message("license-end").innerText(), { timeout: 10_000 }).toBe("License ends must be after License starts")
-    expect(await message("workflow-id").innerText()).toBe("Workflow id must be a UUID (8-4-4-4-12 hex digits)")
+    await expect.poll(() => message("license-end").innerText(), { timeout: 10_000 }).toBe("When the license ends must be after when the license starts")
+    expect(await message("workflow-options-workflow-id").innerText()).toBe("The caller's idempotency key (a UUID) must be a UUID (8-4-4-4-12 hex digits)")
     expect(await message("org-name").innerText()).toBe("")
-    expect(await page.getByLabel("License ends").getAttribute("aria-invalid")).toBe("true")
-    expect(await page.getByLabel("Organization name").getAttribute("aria-invalid")).toBe(null)
+    expect(await page.getByLabel("When the license ends").getAttribute("aria-invalid")).toBe("true")
+    expect(await page.getByLabel("The org's display name").getAttribute("aria-invalid")).toBe(null)
     // The first invalid field in the form's order, though the server named the workflow id first.
     expect(await page.evaluate(() => (globalThis as any).document.activeElement.id)).toBe("license-end")
     expect(await page.locator("#result").innerText()).toBe("")
@@ -140,9 +153,9 @@ describe.skipIf(chromiumPath === undefined)("the onboarding console, in Chromium
     await onboard(page, { org: "First Co", person: "Una", start: "2025-01-01T09:00", end: "2026-01-01T09:00", workflowId })
     expect((await shownResult(page))["Workflow run"]!.id).toBe(workflowId)
     await onboard(page, { org: "Second Co", person: "Una", start: "2025-01-01T09:00", end: "2026-01-01T09:00", workflowId })
-    const message = page.locator("#workflow-id-message")
-    await expect.poll(() => message.innerText(), { timeout: 10_000 }).toContain("A run with this Workflow id already exists with different content.")
-    expect(await page.evaluate(() => (globalThis as any).document.activeElement.id)).toBe("workflow-id")
+    const message = page.locator("#workflow-options-workflow-id-message")
+    await expect.poll(() => message.innerText(), { timeout: 10_000 }).toContain("A run with this id already exists with different content.")
+    expect(await page.evaluate(() => (globalThis as any).document.activeElement.id)).toBe("workflow-options-workflow-id")
     await message.getByRole("link", { name: "Open the existing run" }).click()
     await expect.poll(() => page.url()).toContain(`#/workflows/${workflowId}`)
     await (await recordValue(page, "Organization")).getByRole("link", { name: "First Co" }).waitFor({ timeout: 10_000 })

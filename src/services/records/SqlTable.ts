@@ -1,4 +1,4 @@
-import { Schema, SchemaAST } from "effect"
+import { Option, Schema, SchemaAST } from "effect"
 import { snakeCase } from "../../domain/FieldNames.js"
 import { CanonicalTimestamp } from "../../domain/Timestamp.js"
 
@@ -44,10 +44,18 @@ const fieldType = (field: Schema.Struct.Field): SchemaAST.AST => {
   return SchemaAST.typeAST(ast._tag === "PropertySignatureDeclaration" ? ast.type : ast.to.type)
 }
 
+/**
+ * CanonicalTimestamp, by its brand: a field's examples on its type (Described.ts) make the type
+ * side an annotated copy of it.
+ */
+const timestampBrands = Option.getOrElse(SchemaAST.getBrandAnnotation(CanonicalTimestamp.ast), () => [])
+const isCanonicalTimestamp = (ast: SchemaAST.AST) =>
+  ast === CanonicalTimestamp.ast || Option.exists(SchemaAST.getBrandAnnotation(ast), (brands) => timestampBrands.length > 0 && timestampBrands.every((brand) => brands.includes(brand)))
+
 const isTimestamp = (field: Schema.Struct.Field): boolean => {
   const type = fieldType(field)
   const members = SchemaAST.isUnion(type) ? type.types : [type]
-  return members.some((member) => member === CanonicalTimestamp.ast)
+  return members.some(isCanonicalTimestamp)
 }
 
 /**

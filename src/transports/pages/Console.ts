@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url"
 import type { Request, Response } from "../http/RequestHandler.js"
 import { pathOf } from "../http/Calls.js"
 import { requestHost } from "../limits/AllowedHosts.js"
+import { onboardingForm } from "./OnboardingForm.js"
 import { asset, type Asset } from "./PackageFiles.js"
 import { contentSecurityPolicy, css, javascript, page, send } from "./PageResponses.js"
 
@@ -141,7 +142,8 @@ th, td { text-align: left; vertical-align: top; padding: .35rem .5rem; border-bo
 
 /**
  * The onboarding console, served by the workflow service at `GET /`: the page, its scripts at
- * `/console/*.js`, and `/console/config.json`, which says where each service answers.
+ * `/console/*.js`, and `/console/config.json`, which says where each service answers and what
+ * the onboarding form asks (OnboardingForm.ts).
  */
 export const consolePages = (settings: ConsoleSettings) => {
   const policy = { "content-security-policy": contentSecurityPolicy(settings.connectTo) }
@@ -153,7 +155,7 @@ export const consolePages = (settings: ConsoleSettings) => {
       return true
     }
     if (path === "/console/config.json") {
-      const body = JSON.stringify({ services: settings.origins(requestHost(request)) })
+      const body = JSON.stringify({ services: settings.origins(requestHost(request)), onboardingForm })
       response.writeHead(200, { "content-type": "application/json", "cache-control": "no-store", "content-length": Buffer.byteLength(body) })
       if (request.method === "HEAD") response.end()
       else response.end(body)

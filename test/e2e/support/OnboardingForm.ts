@@ -12,11 +12,11 @@ export interface FormValues {
 
 /** Fills the form and submits it. */
 export const onboard = async (page: Page, values: FormValues) => {
-  await page.getByLabel("Organization name").fill(values.org)
-  await page.getByLabel("Person's full name").fill(values.person)
-  await page.getByLabel("License starts").fill(values.start)
-  await page.getByLabel("License ends").fill(values.end)
-  if (values.workflowId !== undefined) await page.getByLabel("Workflow id").fill(values.workflowId)
+  await page.getByLabel("The org's display name").fill(values.org)
+  await page.getByLabel("The person's full name").fill(values.person)
+  await page.getByLabel("When the license starts").fill(values.start)
+  await page.getByLabel("When the license ends").fill(values.end)
+  if (values.workflowId !== undefined) await page.getByLabel("The caller's idempotency key (a UUID)").fill(values.workflowId)
   await page.getByRole("button", { name: "Onboard" }).click()
 }
 
