@@ -5,6 +5,7 @@ import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Context, Option, Schema, SchemaAST } from "effect"
 import { documented } from "../domain/Described.js"
+import { documentedEncoded } from "../domain/RecordFields.js"
 import { LicenseId, OrgId, ProfileId, WorkflowId } from "../domain/Ids.js"
 import { License, ListLicensesRequest, ListLicensesResponse } from "../domain/License.js"
 import {
@@ -181,7 +182,7 @@ export class WorkflowsRest extends HttpApiGroup.make("workflows")
   .add(
     HttpApiEndpoint.post("createOnboardingWorkflow", workflowsPath)
       .setPayload(
-        Schema.encodedSchema(OnboardingRequest).annotations({ identifier: "CreateOnboardingWorkflowBody", examples: [onboardingExample] })
+        documentedEncoded(OnboardingRequest).annotations({ identifier: "CreateOnboardingWorkflowBody", examples: [onboardingExample] })
       )
       .addSuccess(OnboardingResult).addError(RestErrors.AlreadyExists).middleware(JsonBodyReader).annotate(OpenApi.Summary, "CreateOnboardingWorkflow")
       .annotate(

@@ -1,6 +1,6 @@
 import type { Schema } from "effect"
 import { OnboardingRequest } from "../../domain/Onboarding.js"
-import { fieldDescription, recordFields } from "../SchemaShape.js"
+import { fieldDescription, recordFields } from "../../domain/RecordFields.js"
 
 /**
  * One input of a form, as a request schema declares it: the field's path in the request

@@ -145,27 +145,52 @@ export interface components {
          *     }
          */
         CreateOnboardingWorkflowBody: {
+            /** @description how the workflow runs (its idempotency key); may be left out */
             workflowOptions?: {
+                /** @description the caller's idempotency key (a UUID): a repeat with the same request answers the first run; absent, empty or null: the service makes one */
                 workflowId?: string | "" | null;
                 /** @description workflowId, by its proto name (workflowId is read when both are given) */
                 workflow_id?: string | "" | null;
             } | null;
             /** @description workflowOptions, by its proto name (workflowOptions is read when both are given) */
             workflow_options?: {
+                /** @description the caller's idempotency key (a UUID): a repeat with the same request answers the first run; absent, empty or null: the service makes one */
                 workflowId?: string | "" | null;
                 /** @description workflowId, by its proto name (workflowId is read when both are given) */
                 workflow_id?: string | "" | null;
             } | null;
+            /** @description The license the new profile is given */
             license: {
+                /**
+                 * @description when the license starts: an RFC 3339 time, written back in UTC
+                 * @example 2026-01-01T00:00:00Z
+                 */
                 start: string;
+                /**
+                 * @description when the license ends: an RFC 3339 time after start, written back in UTC
+                 * @example 2027-01-01T00:00:00Z
+                 */
                 end: string;
             };
+            /** @description The org to create */
             org: {
+                /**
+                 * @description the org's display name: 1 to 200 characters, at least one of them visible
+                 * @example Acme Corporation
+                 */
                 name: string;
             };
+            /** @description The profile to create in the new org */
             profile: {
+                /**
+                 * @description the person's full name: 1 to 200 characters, at least one of them visible
+                 * @example Ada Lovelace
+                 */
                 fullName?: string;
-                /** @description fullName, by its proto name (fullName is read when both are given) */
+                /**
+                 * @description fullName, by its proto name (fullName is read when both are given)
+                 * @example Ada Lovelace
+                 */
                 full_name?: string;
             } & (unknown | unknown);
         };
