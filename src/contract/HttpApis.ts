@@ -160,11 +160,12 @@ const exampleOf = ({ ast }: Schema.PropertySignature.All) =>
 
 /**
  * The body Swagger UI prefills for an onboarding, from the domain's examples of the same fields
- * (the body's schema is the request's encoded side, which keeps no annotations). Without
- * `workflowOptions`: every "Execute" is a new run. A fixed workflow id would answer the first
- * run's ids again for the same body, but 409 as soon as a person edits the example.
+ * (the body's schema is the request's encoded side, which keeps no annotations). With the
+ * workflow id's example, the id the GET's example reads: a second "Execute" answers the first
+ * run's result and creates nothing, and the prefilled GET finds that run.
  */
 const onboardingExample = {
+  workflowOptions: { workflowId: examplesOf(WorkflowId.ast)[0] },
   license: { start: exampleOf(License.fields.start), end: exampleOf(License.fields.end) },
   org: { name: exampleOf(Org.fields.name) },
   profile: { fullName: exampleOf(Profile.fields.fullName) }

@@ -1,6 +1,7 @@
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
-import { Schema } from "effect"
+import { Option, Schema, SchemaAST } from "effect"
 import { AlreadyExists, InvalidArgument, NotFound, Unavailable } from "../domain/Errors.js"
+import { OrgId } from "../domain/Ids.js"
 import { errorTable, type FailureKind } from "./ErrorCodes.js"
 
 /**
@@ -23,7 +24,18 @@ const ResourceInfo = Schema.Struct({
 }).annotations({ identifier: "ResourceInfo", description: "the record a failure is about (google.rpc.ResourceInfo)" })
 
 const noDetails = Schema.Tuple().annotations({ description: "empty for this kind" })
-const resourceDetails = Schema.Tuple(ResourceInfo).annotations({ description: "the record the failure is about" })
+/**
+ * Swagger UI writes no sample of a tuple (`[null]`): its example, the example org's, is the
+ * failure its prefilled create meets once that org holds other content.
+ */
+const resourceDetails = Schema.Tuple(ResourceInfo).annotations({
+  description: "the record the failure is about",
+  examples: [[{
+    "@type": "type.googleapis.com/google.rpc.ResourceInfo",
+    resourceType: "org",
+    resourceName: String(Option.getOrThrow(SchemaAST.getExamplesAnnotation(OrgId.ast))[0])
+  }]]
+})
 
 /** Every REST error body, with the gRPC code of its kind and what its details hold. */
 const restErrorBody = <D extends Schema.Schema.Any>(code: number, details: D) =>

@@ -163,7 +163,7 @@ describe.skipIf(chromiumPath === undefined)("pages for people, in Chromium", () 
     // Read back with the same example id.
     expect(await executeUnchanged(page, "get", "/orgs/{id}")).toBe("200")
     await page.close()
-    // The onboarding's example carries no workflow id: each execution is a new run.
+    // The onboarding's example carries a fixed workflow id: the second execution replays the first run.
     const workflow = await browser.newPage()
     await workflow.goto(`${server.workflow}/docs`)
     await workflow.locator(".opblock").first().waitFor({ timeout: 30_000 })

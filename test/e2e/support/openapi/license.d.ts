@@ -132,7 +132,16 @@ export interface components {
             code: 5;
             /** @description what went wrong, naming the field where there is one */
             message: string;
-            /** @description the record the failure is about */
+            /**
+             * @description the record the failure is about
+             * @example [
+             *       {
+             *         "@type": "type.googleapis.com/google.rpc.ResourceInfo",
+             *         "resourceType": "org",
+             *         "resourceName": "11111111-1111-4111-8111-111111111111"
+             *       }
+             *     ]
+             */
             details: [
                 components["schemas"]["ResourceInfo"]
             ];
@@ -183,7 +192,16 @@ export interface components {
             code: 6;
             /** @description what went wrong, naming the field where there is one */
             message: string;
-            /** @description the record the failure is about */
+            /**
+             * @description the record the failure is about
+             * @example [
+             *       {
+             *         "@type": "type.googleapis.com/google.rpc.ResourceInfo",
+             *         "resourceType": "org",
+             *         "resourceName": "11111111-1111-4111-8111-111111111111"
+             *       }
+             *     ]
+             */
             details: [
                 components["schemas"]["ResourceInfo"]
             ];

@@ -132,6 +132,9 @@ export interface components {
         };
         /**
          * @example {
+         *       "workflowOptions": {
+         *         "workflowId": "44444444-4444-4444-8444-444444444444"
+         *       },
          *       "license": {
          *         "start": "2026-01-01T00:00:00Z",
          *         "end": "2027-01-01T00:00:00Z"
@@ -226,7 +229,16 @@ export interface components {
             code: 6;
             /** @description what went wrong, naming the field where there is one */
             message: string;
-            /** @description the record the failure is about */
+            /**
+             * @description the record the failure is about
+             * @example [
+             *       {
+             *         "@type": "type.googleapis.com/google.rpc.ResourceInfo",
+             *         "resourceType": "org",
+             *         "resourceName": "11111111-1111-4111-8111-111111111111"
+             *       }
+             *     ]
+             */
             details: [
                 components["schemas"]["ResourceInfo"]
             ];
@@ -276,7 +288,16 @@ export interface components {
             code: 5;
             /** @description what went wrong, naming the field where there is one */
             message: string;
-            /** @description the record the failure is about */
+            /**
+             * @description the record the failure is about
+             * @example [
+             *       {
+             *         "@type": "type.googleapis.com/google.rpc.ResourceInfo",
+             *         "resourceType": "org",
+             *         "resourceName": "11111111-1111-4111-8111-111111111111"
+             *       }
+             *     ]
+             */
             details: [
                 components["schemas"]["ResourceInfo"]
             ];
@@ -364,6 +385,9 @@ export interface operations {
             content: {
                 /**
                  * @example {
+                 *       "workflowOptions": {
+                 *         "workflowId": "44444444-4444-4444-8444-444444444444"
+                 *       },
                  *       "license": {
                  *         "start": "2026-01-01T00:00:00Z",
                  *         "end": "2027-01-01T00:00:00Z"
