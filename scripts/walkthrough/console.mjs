@@ -16,6 +16,7 @@ const chromiumPath = () => {
   }
 }
 
+/** The record page and the list label a field they do not lay out by its name. */
 const label = "Nickname"
 const timeout = 15_000
 
@@ -58,21 +59,27 @@ export const consoleChecks = (urls) => {
       if (cell !== nickname) throw new Error(`the row's ${label} is "${cell}", not "${nickname}"`)
       await tab.close()
     }],
-    [`the console: the onboarding form has a "${label}" field, and the run's profile gets it`, async () => {
+    [`the console: the onboarding form has a field for the nickname, labelled from its description, and the run's profile gets it`, async () => {
       const tab = await page()
       await tab.goto(`${urls.workflow}/`)
       await tab.getByRole("button", { name: "Onboard" }).waitFor({ timeout })
-      const field = tab.getByLabel(label, { exact: false })
-      const count = await field.count()
-      if (count !== 1) {
-        const labels = (await tab.locator("form label").allInnerTexts()).map((text) => text.trim())
-        throw new Error(`${count} fields labelled "${label}"; the form's labels: ${labels.join(", ")}`)
+      // The form's inputs are named by their request paths, and labelled by the first clause of
+      // their field's description (the recipe's, read from the profile's component in /openapi.json).
+      const field = tab.locator("#profile-nickname")
+      if ((await field.count()) !== 1) {
+        const ids = await tab.locator("form input").evaluateAll((inputs) => inputs.map((input) => input.id))
+        throw new Error(`no input #profile-nickname; the form's inputs: ${ids.join(", ")}`)
       }
-      await tab.getByLabel("Organization name").fill("Form Org")
-      await tab.getByLabel("Person's full name").fill("Form Person")
+      const document = await (await fetch(`${urls.profile}/openapi.json`)).json()
+      const description = document.components.schemas.Profile.properties.nickname.description.split(":")[0]
+      const expected = description.charAt(0).toUpperCase() + description.slice(1)
+      const shown = (await tab.locator(`label[for="profile-nickname"]`).innerText()).trim()
+      if (!shown.startsWith(expected)) throw new Error(`the nickname's label is "${shown}", not "${expected}" (its description's first clause)`)
+      await tab.locator("#org-name").fill("Form Org")
+      await tab.locator("#profile-full-name").fill("Form Person")
       await field.fill("Formy")
-      await tab.getByLabel("License starts").fill("2025-01-01T09:00")
-      await tab.getByLabel("License ends").fill("2026-01-01T09:00")
+      await tab.locator("#license-start").fill("2025-01-01T09:00")
+      await tab.locator("#license-end").fill("2026-01-01T09:00")
       await tab.getByRole("button", { name: "Onboard" }).click()
       const link = tab.locator(`#result dl dt:text-is("Profile") + dd a`)
       await link.waitFor({ timeout })
