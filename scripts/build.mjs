@@ -1,7 +1,8 @@
 // `npm run build`: each stage once those it needs are built, saying what it does. A stage that runs
-// past `graceMs` gets a line naming it, then a line every `everyMs` while it runs, and one with its time when it ends, so a
-// first build (most of a first `npm start`, README's Quick start) is never silent for long. A stage
-// with nothing to do ends within the grace and prints nothing: a build with nothing changed is quiet.
+// past `graceMs` gets a line naming it, then one every `everyMs` while it runs, and its time when it
+// ends: a first build (most of a first `npm start`, the README's Quick start) is never silent for
+// long. A stage with nothing to do ends within the grace and prints nothing, so a build with nothing
+// changed is quiet.
 import { spawn } from "node:child_process"
 import { fileURLToPath, pathToFileURL } from "node:url"
 
