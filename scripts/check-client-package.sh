@@ -5,7 +5,8 @@
 # hold what it printed to the `# ` lines under it. Then the install's weight: the consumer's
 # node_modules without its dev dependencies (typescript, @types/node) within 10 MB of what the
 # package's declared dependencies weigh installed alone, and none of the server's packages in it.
-# Last, Effect 4 installed over it: the package refuses at import in its one line.
+# Last, Effect 4 installed over it: `npx tsc` fails, in the example and in the declarations that name
+# what Effect 4 removed (docs/examples.md says so), and the package refuses at import in its one line.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
@@ -88,9 +89,21 @@ if [ -n "$server_packages" ]; then
 fi
 echo "none of react, graphiql, swagger-ui-dist, @electric-sql/*, pg, @opentelemetry/sdk-* installed"
 
-echo "installing Effect 4 over the consumer (npm warns and installs it): the package refuses at import"
+echo "installing Effect 4 over the consumer (npm warns and installs it): tsc fails, the package refuses at import"
 cd "$work/consumer"
 npm install --loglevel=error effect@4 > /dev/null 2>&1
+if typed=$(npx tsc 2>&1); then
+  echo "the example type-checked on effect $(node -p 'require("effect/package.json").version')" >&2
+  exit 1
+fi
+errors=$(printf '%s\n' "$typed" | grep -c ': error TS' || true)
+in_example=$(printf '%s\n' "$typed" | grep -c '^example\.ts(.*: error TS2345' || true)
+removed=$(printf '%s\n' "$typed" | grep -m 1 "^node_modules/onboarding-services-client/.*: error TS2694: Namespace .*effect/dist/Schema.* has no exported member" || true)
+if [ "$errors" -lt 200 ] || [ "$in_example" -eq 0 ] || [ -z "$removed" ]; then
+  printf 'on Effect 4 tsc failed otherwise than docs/examples.md says:\n%s\n' "$typed" | head -n 40 >&2
+  exit 1
+fi
+echo "tsc failed: $errors errors, $in_example TS2345 in example.ts, the rest in declarations, such as: ${removed#node_modules/}"
 if refused=$(node example.js 2>&1); then
   echo "the example ran on effect $(node -p 'require("effect/package.json").version')" >&2
   exit 1

@@ -2,5 +2,5 @@
 // made once per PGlite version; a build with one in place does nothing here.
 import { writeTemplate } from "../dist/services/embedded/EmbeddedTemplate.js"
 
-const outcome = await writeTemplate()
-if (outcome === "made") console.log("embedded database template made (dist/embedded)")
+// scripts/build.mjs says when this runs and what it took.
+await writeTemplate()

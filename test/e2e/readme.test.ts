@@ -1,12 +1,17 @@
 import { describe, expect, it as plainIt, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { execFile } from "node:child_process"
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { promisify } from "node:util"
+// @ts-expect-error a plain script, without declarations
+import { lines as buildLines, stages as buildStages } from "../../scripts/build.mjs"
 import { Services } from "../support/Services.js"
 import { deployment, ServicesLive } from "./support/Servers.js"
 import { examples, expectAnswered, readme } from "./support/ReadmeExamples.js"
+import { freePort, startProcess, stopProcess } from "./support/Processes.js"
 
 const run = promisify(execFile)
 const root = fileURLToPath(new URL("../../", import.meta.url))
@@ -85,4 +90,45 @@ describe("README", () => {
     })
     expect(broken).toEqual([])
   })
+})
+
+/** The README's Quick start: the build lines its prose quotes, and its sample of what the process prints. */
+const quickStart = readme.split("## Quick start")[1]!.split("\n## ")[0]!
+const buildShown = [...quickStart.replace(/\s+/g, " ").matchAll(/`(build: [^`]+)`/g)].map(([, line]) => line!)
+const firstStart = /\n```\n(\[[\s\S]*?listening on[^\n]*\n)```/.exec(quickStart)![1]!.trimEnd().split("\n")
+
+/** A line with what changes from run to run made alike: clock times, fiber ids, durations, counts. */
+const alike = (line: string) =>
+  line.replace(/\x1b\[[0-9;]*m/g, "").replace(/^\[[0-9:.]+\]/, "[time]").replace(/\(#\d+\)/, "(#n)").replace(/\d+(\.\d+)?/g, "N")
+
+describe("README: the first start prints what the Quick start shows", () => {
+  plainIt("each build line is one scripts/build.mjs prints", () => {
+    type Stage = { readonly doing: string }
+    const possible = new Set((buildStages as ReadonlyArray<Stage>).flatMap((stage) =>
+      [buildLines.started(stage), buildLines.running(stage, 5_000), buildLines.ended(stage, 5_000), buildLines.done(5_000)].map(alike)
+    ))
+    expect(buildShown.length).toBeGreaterThan(3)
+    expect(buildShown.map(alike).filter((line) => !possible.has(line))).toEqual([])
+  })
+
+  plainIt("the process's lines on a new data directory, in order, the ports' in any", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "readme-first-start-"))
+    const ports = await Promise.all(Array.from({ length: 4 }, freePort))
+    const running = await startProcess("all", {
+      ...Object.fromEntries(["ORG_PORT", "PROFILE_PORT", "LICENSE_PORT", "WORKFLOW_PORT"].map((name, i) => [name, String(ports[i])])),
+      DATA_DIR: join(dataDir, "data"),
+      LOG_FORMAT: "pretty",
+      ACCESS_LOG: "off"
+    }, 4)
+    try {
+      // As printed, with this run's data directory written as the README's (`alike` takes the ports).
+      const printed = running.output().trimEnd().split("\n").map((line) => line.replace(join(dataDir, "data"), "./.data"))
+      const [printedFirst, printedPorts] = [printed.slice(0, -4), printed.slice(-4)]
+      expect(printedFirst.map(alike)).toEqual(firstStart.slice(0, -4).map(alike))
+      expect(printedPorts.map(alike).sort()).toEqual(firstStart.slice(-4).map(alike).sort())
+    } finally {
+      await stopProcess(running)
+      rmSync(dataDir, { recursive: true, force: true })
+    }
+  }, 180_000)
 })
