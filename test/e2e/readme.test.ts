@@ -69,12 +69,9 @@ describe("README", () => {
     }
   })
 
-  plainIt("makes a first call in each style on its first screen, then links out", () => {
+  plainIt("makes a first call in each style on its first screen (its length: test/docs/doc-lengths.test.ts)", () => {
     const styles = examples("first").map((e) => e.title.split(":")[0])
     expect(styles).toEqual(expect.arrayContaining(["Connect (JSON over HTTP)", "gRPC", "gRPC-Web", "REST", "GraphQL"]))
-    const own = readFileSync(`${root}README.md`, "utf8")
-    // The first screen, the ways to run it, and the one block a TypeScript caller runs; the rest links out.
-    expect(own.split("\n").length).toBeLessThan(250)
   })
 
   plainIt("links only to files that exist, from the README and every page under docs/", () => {
@@ -107,7 +104,7 @@ describe("README: the first start prints what the Quick start shows", () => {
     const possible = new Set((buildStages as ReadonlyArray<Stage>).flatMap((stage) =>
       [buildLines.started(stage), buildLines.running(stage, 5_000), buildLines.ended(stage, 5_000), buildLines.done(5_000)].map(alike)
     ))
-    expect(buildShown.length).toBeGreaterThan(3)
+    expect(buildShown.length).toBeGreaterThan(1)
     expect(buildShown.map(alike).filter((line) => !possible.has(line))).toEqual([])
   })
 
