@@ -20,11 +20,14 @@ const manifest = JSON.parse(readFileSync(join(packageDir, "package.json"), "utf8
   readonly exports: Record<string, { readonly default: string }>
   readonly dependencies: Record<string, string>
   readonly peerDependencies: Record<string, string>
+  readonly peerDependenciesMeta: Record<string, { readonly optional?: boolean }>
 }
 const rootManifest = JSON.parse(readFileSync(fileURLToPath(new URL("../package.json", import.meta.url)), "utf8")) as {
   readonly devDependencies: Record<string, string>
 }
-const entry = (name: "." | "./node") => join(packageDir, manifest.exports[name]!.default)
+type Entry = "." | "./connect" | "./node"
+const entries: ReadonlyArray<Entry> = [".", "./connect", "./node"]
+const entry = (name: Entry) => join(packageDir, manifest.exports[name]!.default)
 
 const specifiers = (source: string): Array<string> =>
   [...source.matchAll(/(?:^|[\s;])(?:import|export)\s[^;]*?from\s*["']([^"']+)["']|(?:^|[\s;])import\s*\(?\s*["']([^"']+)["']/gm)]
@@ -78,10 +81,22 @@ describe("the client package", () => {
   })
 
   it("declares exactly the packages its entries load, the Effect line as peers", () => {
-    const used = new Set([".", "./node"].flatMap((name) => importGraph(entry(name as "." | "./node"), packageDist).packages.map(packageOf)))
+    expect(Object.keys(manifest.exports).filter((name) => name !== "./package.json").sort()).toEqual([...entries].sort())
+    const used = new Set(entries.flatMap((name) => importGraph(entry(name), packageDist).packages.map(packageOf)))
     used.delete("onboarding-services-client")
     expect([...used].sort()).toEqual([...Object.keys(manifest.dependencies), ...Object.keys(manifest.peerDependencies)].sort())
     expect(Object.keys(manifest.peerDependencies)).toEqual(expect.arrayContaining(["effect", "@effect/platform", "@effect/rpc"]))
+  })
+
+  it("the /connect entry loads the descriptors, error details and Connect client code, and none of Effect", () => {
+    const graph = importGraph(entry("./connect"), packageDist)
+    expect(graph.modules.filter((module) => !/^(gen\/|client\/(connect|ConnectClient)\.js$)/.test(module))).toEqual([])
+    expect(graph.modules).toContain("gen/google/rpc/error_details_pb.js")
+    expect([...new Set(graph.packages.map(packageOf))].sort()).toEqual(["@bufbuild/protobuf", "@connectrpc/connect"])
+  })
+
+  it("a consumer of /connect alone installs no Effect: every peer is optional", () => {
+    expect(Object.keys(manifest.peerDependencies).filter((name) => manifest.peerDependenciesMeta[name]?.optional !== true)).toEqual([])
   })
 
   it("its entry offers every name its declarations do", async () => {
@@ -100,6 +115,12 @@ describe("the client package", () => {
         " npm install effect@^3.22.4 @effect/platform@^0.97.2 @effect/rpc@^0.76.2"
     )
     expect(effectLineProblem({ effect: "3.22.4", "@effect/platform": "0.98.0", "@effect/rpc": "0.76.2" }, wanted)).toBeDefined()
+    // The peers are optional, so npm may install none: the same line, naming each missing.
+    expect(effectLineProblem({ effect: "3.22.4" }, wanted)).toBe(
+      "onboarding-services-client needs the Effect 3 line (effect ^3.22.4, @effect/platform ^0.97.2, @effect/rpc ^0.76.2)" +
+        " and found effect 3.22.4, @effect/platform missing, @effect/rpc missing:" +
+        " npm install effect@^3.22.4 @effect/platform@^0.97.2 @effect/rpc@^0.76.2"
+    )
     expect(effectLineProblem({ effect: "3.21.0", "@effect/platform": "0.97.2", "@effect/rpc": "0.76.2" }, wanted)).toBeDefined()
   })
 

@@ -1,15 +1,14 @@
 /**
  * The client is built on the Effect 3 line. npm only warns when a project installs another line
- * over the peers (`npm install effect@latest`), and the client then fails deep inside a library,
- * so the package's entry refuses first, in one line that names what it found and the fix.
+ * over the peers (`npm install effect@latest`), and the client then fails deep inside a library;
+ * the peers are optional (the `/connect` entry needs none of them), so npm does not install them
+ * either. The package's main entry refuses first, in one line that names what it found and the fix.
  *
  * The versions are read from the packages' own package.json, which each exports: a JSON import
  * that Node and bundlers resolve alike, and one that links on every line (a module only Effect 3
- * has would fail to link before any check could run).
+ * has would fail to link before any check could run). Each is imported on its own, so that a
+ * missing package reads as missing rather than failing the entry's link.
  */
-import effect from "effect/package.json" with { type: "json" }
-import platform from "@effect/platform/package.json" with { type: "json" }
-import rpc from "@effect/rpc/package.json" with { type: "json" }
 import own from "onboarding-services-client/package.json" with { type: "json" }
 
 /** major, minor, patch; a part the text lacks reads as 0, as npm reads `^1` as `^1.0.0`. */
@@ -45,10 +44,26 @@ export const effectLineProblem = (
 
 const effectPeers = ["effect", "@effect/platform", "@effect/rpc"] as const
 
-/** Throws the one line when the installed Effect packages are not the line this client was built on. */
-export const requireEffectLine = (): void => {
+/** A package's version as this module resolves it, or undefined when it is not installed. */
+const installedVersion = (name: (typeof effectPeers)[number]): Promise<string | undefined> => {
+  // Literal specifiers, so that a bundler resolves each as Node does.
+  const manifest = name === "effect"
+    ? import("effect/package.json", { with: { type: "json" } })
+    : name === "@effect/platform"
+    ? import("@effect/platform/package.json", { with: { type: "json" } })
+    : import("@effect/rpc/package.json", { with: { type: "json" } })
+  return manifest.then((loaded) => loaded.default.version, () => undefined)
+}
+
+/** Throws the one line when the installed Effect packages are missing or not the line this client was built on. */
+export const requireEffectLine = async (): Promise<void> => {
   const wanted = Object.fromEntries(effectPeers.map((name) => [name, own.peerDependencies[name]]))
-  const found = { effect: effect.version, "@effect/platform": platform.version, "@effect/rpc": rpc.version }
+  const versions = await Promise.all(effectPeers.map(installedVersion))
+  const found: Record<string, string> = {}
+  effectPeers.forEach((name, index) => {
+    const version = versions[index]
+    if (version !== undefined) found[name] = version
+  })
   const problem = effectLineProblem(found, wanted)
   if (problem !== undefined) throw new Error(problem)
 }

@@ -7,7 +7,7 @@
  */
 import { requireEffectLine } from "./EffectLine.js"
 
-requireEffectLine()
+await requireEffectLine()
 
 export const {
   AlreadyExists,
