@@ -5,8 +5,12 @@
 # hold what it printed to the `# ` lines under it. Then the install's weight: the consumer's
 # node_modules without its dev dependencies (typescript, @types/node) within 10 MB of what the
 # package's declared dependencies weigh installed alone, and none of the server's packages in it.
-# Last, Effect 4 installed over it: `npx tsc` fails, in the example and in the declarations that name
-# what Effect 4 removed (docs/examples.md says so), and the package refuses at import in its one line.
+# Then docs/examples.md's browser block, as written in another empty directory: it installs no
+# Effect (and the main entry there refuses in its one line), and the page it bundles, served on a
+# port of its own that the server's CORS_ORIGINS names, shows in Chromium the `# ` lines under it.
+# Last, Effect 4 installed over the consumer: `npx tsc` fails, in the example and in the declarations
+# that name what Effect 4 removed (docs/examples.md says so), and the package refuses at import in
+# its one line.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
@@ -18,23 +22,33 @@ cleanup() {
 trap cleanup EXIT
 export npm_config_audit=false npm_config_fund=false npm_config_update_notifier=false
 
-# The README's consumer block: the ```sh block between its markers, its expected output the `# ` lines ending it.
-block=$(awk '/<!-- examples:consumer -->/{on=1;next} /<!-- \/examples:consumer -->/{exit} on' "$root/README.md" \
-  | awk '/^```sh/{on=1;next} on&&/^```/{exit} on')
+# A doc's block NAME: the ```sh block between its markers; its expected output the `# ` lines ending it.
+block_of() {
+  awk "/<!-- examples:$2 -->/{on=1;next} /<!-- \\/examples:$2 -->/{exit} on" "$root/$1" | awk '/^```sh/{on=1;next} on&&/^```/{exit} on'
+}
+expected_of() { printf '%s\n' "$1" | tac | awk '/^# /{print substr($0, 3); next} {exit}' | tac; }
+tarball_of() { awk 'match($0, /\.\/onboarding-services-client-[^ ]*\.tgz/) { print substr($0, RSTART, RLENGTH); exit }' <<<"$1"; }
+
+block=$(block_of README.md consumer)
 [ -n "$block" ] || { echo "README.md has no consumer block (<!-- examples:consumer -->)" >&2; exit 1; }
-expected=$(printf '%s\n' "$block" | tac | awk '/^# /{print substr($0, 3); next} {exit}' | tac)
-tarball=$(awk 'match($0, /\.\/onboarding-services-client-[^ ]*\.tgz/) { print substr($0, RSTART, RLENGTH); exit }' <<<"$block")
+expected=$(expected_of "$block")
+tarball=$(tarball_of "$block")
 [ -n "$tarball" ] || { echo "the consumer block installs no ./onboarding-services-client-*.tgz" >&2; exit 1; }
+browser_block=$(block_of docs/examples.md browser)
+[ -n "$browser_block" ] || { echo "docs/examples.md has no browser block (<!-- examples:browser -->)" >&2; exit 1; }
+browser_expected=$(expected_of "$browser_block")
+[ "$(tarball_of "$browser_block")" = "$tarball" ] || { echo "the browser block does not install $tarball" >&2; exit 1; }
 
 # Ports of our own, so that a service already on the README's 9090 is never the one called.
-read -r org profile license workflow < <(node -e '
+# The fifth serves the browser block's page, the origin the server's CORS_ORIGINS names.
+read -r org profile license workflow page < <(node -e '
   const net = require("node:net")
-  Promise.all([0, 1, 2, 3].map(() => new Promise((resolve) => {
+  Promise.all([0, 1, 2, 3, 4].map(() => new Promise((resolve) => {
     const server = net.createServer().listen(0, "127.0.0.1", () => { const { port } = server.address(); server.close(() => resolve(port)) })
   }))).then((ports) => console.log(ports.join(" ")))')
 
 echo "starting the server from the repository (npm start's process, in memory)"
-(cd "$root" && DATA_DIR=memory:// ORG_PORT=$org PROFILE_PORT=$profile LICENSE_PORT=$license WORKFLOW_PORT=$workflow \
+(cd "$root" && DATA_DIR=memory:// CORS_ORIGINS=http://127.0.0.1:$page ORG_PORT=$org PROFILE_PORT=$profile LICENSE_PORT=$license WORKFLOW_PORT=$workflow \
   exec node dist/main/all.js) > "$work/server.log" 2>&1 &
 server=$!
 
@@ -64,12 +78,12 @@ echo "weighing the install"
 cp -a "$work/consumer" "$work/measured"
 (cd "$work/measured" && npm prune --omit=dev --loglevel=error > /dev/null)
 consumer_kb=$(du -sk "$work/measured/node_modules" | cut -f1)
-# The package's declared dependencies and its Effect peers (not the optional connect-node), alone.
+# The package's declared dependencies and the Effect peers its main entry needs (not connect-node), alone.
 mkdir "$work/declared" && cd "$work/declared"
 npm init -y > /dev/null
 specs=$(node -e '
   const p = require(process.argv[1])
-  const peers = Object.entries(p.peerDependencies).filter(([name]) => !(p.peerDependenciesMeta?.[name]?.optional))
+  const peers = Object.entries(p.peerDependencies).filter(([name]) => /^(effect|@effect\/)/.test(name))
   console.log([...Object.entries(p.dependencies), ...peers].map(([name, range]) => `${name}@${range}`).join(" "))
 ' "$root/packages/client/package.json")
 # shellcheck disable=SC2086
@@ -88,6 +102,37 @@ if [ -n "$server_packages" ]; then
   exit 1
 fi
 echo "none of react, graphiql, swagger-ui-dist, @electric-sql/*, pg, @opentelemetry/sdk-* installed"
+
+echo "running docs/examples.md's browser block in an empty directory"
+mkdir "$work/browser"
+cp "$work/consumer/$packed" "$work/browser/"
+cd "$work/browser"
+printf '%s\n' "$browser_block" | sed "s#http://127.0.0.1:9090#http://127.0.0.1:$org#g" > "$work/browser.sh"
+bash -e "$work/browser.sh"
+effect_installed=$(ls -d node_modules/effect node_modules/@effect 2>/dev/null || true)
+[ -z "$effect_installed" ] || { printf 'the browser block installed Effect:\n%s\n' "$effect_installed" >&2; exit 1; }
+echo "no Effect installed; app.js: $(wc -c < app.js) bytes"
+if refused=$(node --input-type=module -e 'await import("onboarding-services-client")' 2>&1); then
+  echo "the main entry loaded without Effect" >&2
+  exit 1
+fi
+line=$(printf '%s\n' "$refused" | grep -m 1 'onboarding-services-client needs the Effect 3 line .* found effect missing' || true)
+[ -n "$line" ] || { printf 'without Effect the main entry failed otherwise:\n%s\n' "$refused" >&2; exit 1; }
+echo "the main entry without Effect refused: ${line#Error: }"
+chromium_path=$(command -v chromium || true)
+if [ -z "$chromium_path" ] && [ "${REQUIRE_SYSTEM_TOOLS:-}" = 1 ]; then
+  echo "chromium is not installed, and REQUIRE_SYSTEM_TOOLS=1 (CI) does not allow the page to be skipped" >&2
+  exit 1
+elif [ -z "$chromium_path" ]; then
+  echo "skipping the page in Chromium: chromium is not installed (apt-get install chromium)"
+else
+  shown=$(cd "$root" && node scripts/client-browser-page.mjs "$work/browser" "$page" "$chromium_path")
+  if [ "$shown" != "$browser_expected" ]; then
+    printf 'the page showed:\n%s\ndocs/examples.md says:\n%s\n' "$shown" "$browser_expected" >&2
+    exit 1
+  fi
+  echo "the page in Chromium showed what docs/examples.md says: $(echo $shown)"
+fi
 
 echo "installing Effect 4 over the consumer (npm warns and installs it): tsc fails, the package refuses at import"
 cd "$work/consumer"

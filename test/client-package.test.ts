@@ -23,6 +23,7 @@ const manifest = JSON.parse(readFileSync(join(packageDir, "package.json"), "utf8
   readonly peerDependenciesMeta: Record<string, { readonly optional?: boolean }>
 }
 const rootManifest = JSON.parse(readFileSync(fileURLToPath(new URL("../package.json", import.meta.url)), "utf8")) as {
+  readonly dependencies: Record<string, string>
   readonly devDependencies: Record<string, string>
 }
 type Entry = "." | "./connect" | "./node"
@@ -130,6 +131,22 @@ describe("the client package", () => {
     const graph = importGraph(join(dist, "main/entries/org.js"))
     expect(graph.modules.some((module) => module.startsWith("services/"))).toBe(true)
     expect(graph.packages).toContain("@effect/sql-pg/PgClient")
+  })
+
+  it("docs/examples.md's browser block installs the tarball, the Connect line the repository is built with, and its esbuild", () => {
+    // `~`: on Node 20 npm takes connect-node's newest 2.1 release for the optional peer, and every
+    // connect-es package names its own exact @connectrpc/connect (docs/examples.md, "In a browser").
+    const page = readFileSync(fileURLToPath(new URL("../docs/examples.md", import.meta.url)), "utf8")
+    const block = page.split("<!-- examples:browser -->")[1]!.split("<!-- /examples:browser -->")[0]!
+    const installs = block.split("\n").filter((line) => line.startsWith("npm install")).flatMap((line) => line.split(" ").slice(2))
+    expect(installs).toEqual([
+      `./${manifest.name}-${manifest.version}.tgz`,
+      `@connectrpc/connect@~${rootManifest.dependencies["@connectrpc/connect"]}`,
+      `@connectrpc/connect-web@~${rootManifest.devDependencies["@connectrpc/connect-web"]}`,
+      "--save-dev",
+      `esbuild@${rootManifest.devDependencies["esbuild"]}`
+    ])
+    expect(block).toContain(`from "${manifest.name}/connect"`)
   })
 
   it("the README's consumer block installs the tarball npm pack makes, each peer in its range, and the repository's TypeScript", () => {
