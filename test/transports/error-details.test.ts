@@ -174,6 +174,36 @@ describe("a refusal's details, read by each style's client", () => {
         }
       }))
 
+    // The JSON a Connect call's message was read from reaches its handler through one slot
+    // (connect/SentJson.ts), sound only while connect-es runs the handler right after the decode:
+    // calls in flight together, some refused by the decode itself, must each name their own spelling.
+    it.effect("concurrent Connect JSON refusals each name the field as their own call spelled it", () =>
+      Effect.gen(function*() {
+        const { profile } = yield* Services
+        const read = connectJsonAsWritten(profile)
+        const calls = Array.from({ length: 60 }, (_, i) => {
+          const spelled = i % 2 === 0 ? "fullName" : "full_name"
+          // Every third call is refused by connect-es's own decode (a number where a string goes),
+          // after our decoder has read its JSON: its handler never runs.
+          const value: unknown = i % 3 === 0 ? 7 : "x".repeat(201)
+          return { spelled, decodeRefused: i % 3 === 0, body: { id: randomUUID(), [spelled]: value, orgId: randomUUID() } }
+        })
+        const answers = yield* Effect.promise(() =>
+          Promise.all(calls.map(({ body }) =>
+            fetch(`${profile}/profile.v1beta1.ProfileService/CreateProfile`, {
+              method: "POST",
+              headers: { "content-type": "application/json" },
+              body: JSON.stringify(body)
+            }).then(async (answer) => fromConnectError(errorFromJson(await answer.json() as JsonValue, undefined, new ConnectError("not a Connect error"))))
+          ))
+        )
+        calls.forEach(({ decodeRefused, spelled }, i) => {
+          const fields = answers[i]!.violations.map((v) => v.field)
+          expect({ i, code: answers[i]!.code, wrong: fields.filter((field) => field !== spelled && !decodeRefused) }).toEqual({ i, code: Code.InvalidArgument, wrong: [] })
+        })
+        void read
+      }))
+
     it.effect("a missing record and an id holding other content: ResourceInfo naming the record", () =>
       Effect.gen(function*() {
         const { profile } = yield* Services
