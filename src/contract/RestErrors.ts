@@ -1,6 +1,6 @@
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import { Option, Schema, SchemaAST } from "effect"
-import { AlreadyExists, InvalidArgument, NotFound, Unavailable } from "../domain/Errors.js"
+import { AlreadyExists, FieldViolation, InvalidArgument, NotFound, Unavailable } from "../domain/Errors.js"
 import { OrgId } from "../domain/Ids.js"
 import { errorTable, type FailureKind } from "./ErrorCodes.js"
 
@@ -8,7 +8,8 @@ import { errorTable, type FailureKind } from "./ErrorCodes.js"
  * REST's failures as the HttpApi declares them: each kind a tagged error, written on the wire as
  * the one REST error body `{code: <gRPC code>, message, details}` (contract §5) with the HTTP
  * status of the error table; `details` is empty but for a failure about one record, where it
- * names the record (`ResourceInfo`). The server's answers are encoded from these schemas and the
+ * names the record (`ResourceInfo`), and a request that breaks a field's rule, where it names each
+ * field and its rule (`BadRequest`). The server's answers are encoded from these schemas and the
  * typed REST client decodes its failures with them, so both meet as the same tagged errors.
  */
 
@@ -22,6 +23,42 @@ const ResourceInfo = Schema.Struct({
   resourceType: Schema.String.annotations({ description: "the kind of record: org, profile, license, workflow" }),
   resourceName: Schema.String.annotations({ description: "the id asked for, as the caller wrote it" })
 }).annotations({ identifier: "ResourceInfo", description: "the record a failure is about (google.rpc.ResourceInfo)" })
+
+/** The record a failure is about, as REST's details and GraphQL's extensions write it. */
+export const resourceInfoJson = (resourceType: string, resourceName: string) =>
+  ({ "@type": "type.googleapis.com/google.rpc.ResourceInfo" as const, resourceType, resourceName })
+
+/** One broken rule, as google.rpc.BadRequest.FieldViolation is written in JSON. */
+const FieldViolationJson = Schema.Struct({
+  field: Schema.String.annotations({ description: "the field's path, as the request spelled it (`fullName`, `full_name`, `license.end`)" }),
+  description: Schema.String.annotations({ description: "the rule it breaks, in words" })
+})
+
+/**
+ * The fields a request breaks, as google.rpc.BadRequest is written in an error's details
+ * (AIP-193): each field's path and its rule, so that a client (a form) marks the field without
+ * parsing the message.
+ */
+const BadRequest = Schema.Struct({
+  "@type": Schema.Literal("type.googleapis.com/google.rpc.BadRequest"),
+  fieldViolations: Schema.Array(FieldViolationJson)
+}).annotations({ identifier: "BadRequest", description: "the fields a request breaks (google.rpc.BadRequest)" })
+
+/**
+ * The violations that name a field, as REST's details write them: none, or one BadRequest. A
+ * refusal of the request as a whole (not JSON, not UTF-8) says so in its message alone.
+ */
+export const badRequestJson = (violations: ReadonlyArray<FieldViolation>) => {
+  const fieldViolations = violations.filter((v) => v.field !== "").map(({ field, description }) => ({ field, description }))
+  return fieldViolations.length === 0
+    ? [] as const
+    : [{ "@type": "type.googleapis.com/google.rpc.BadRequest" as const, fieldViolations }] as const
+}
+
+const badRequestDetails = Schema.Union(Schema.Tuple(), Schema.Tuple(BadRequest)).annotations({
+  description: "the fields the request breaks, when it names any",
+  examples: [[{ "@type": "type.googleapis.com/google.rpc.BadRequest", fieldViolations: [{ field: "name", description: "must not be blank" }] }]]
+})
 
 const noDetails = Schema.Tuple().annotations({ description: "empty for this kind" })
 /**
@@ -93,18 +130,24 @@ const resourceError = <Kind extends "NotFound" | "AlreadyExists", E extends { re
     encode: (value) => ({
       code: grpc,
       message: value.message,
-      details: [{ "@type": "type.googleapis.com/google.rpc.ResourceInfo" as const, resourceType: value.resource, resourceName: value.id }] as const
+      details: [resourceInfoJson(value.resource, value.id)] as const
     })
   }).annotations({ ...HttpApiSchema.annotations({ status: http }), description })
 }
 
+/** The wire form of InvalidArgument: its message, and the violations that name a field in its details. */
+const invalidArgument = (() => {
+  const { grpc, http } = errorTable.InvalidArgument
+  return Schema.transform(restErrorBody(grpc, badRequestDetails), Schema.typeSchema(InvalidArgument), {
+    strict: true,
+    decode: ({ details, message }) =>
+      new InvalidArgument({ message, violations: details.flatMap((each) => each.fieldViolations.map((v) => new FieldViolation(v))) }),
+    encode: (value) => ({ code: grpc, message: value.message, details: badRequestJson(value.violations) })
+  }).annotations({ ...HttpApiSchema.annotations({ status: http }), description: "the request breaks a rule; the message names each field and its rule, and `details` each field's path and rule" })
+})()
+
 export const RestErrors = {
-  /** The body names the broken rules in its message; `violations` is empty on this side of the wire. */
-  InvalidArgument: wireError(
-    "InvalidArgument",
-    InvalidArgument,
-    "the request breaks a rule; the message names each field and its rule",
-    (message) => new InvalidArgument({ message, violations: [] })),
+  InvalidArgument: invalidArgument,
   NotFound: resourceError("NotFound", NotFound, "no record with this id", (fields) => new NotFound(fields)),
   AlreadyExists: resourceError("AlreadyExists", AlreadyExists, "the id already holds other content", (fields) => new AlreadyExists(fields)),
   Unavailable: wireError("Unavailable", Unavailable, "the database cannot be reached now; retry later", (message) => new Unavailable({ message })),

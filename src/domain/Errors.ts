@@ -17,6 +17,17 @@ export class InvalidArgument extends Schema.TaggedError<InvalidArgument>()("Inva
   static field(field: string, description: string): InvalidArgument {
     return InvalidArgument.fromViolations([new FieldViolation({ field, description })])
   }
+  /**
+   * The same message, each violation's field named by `naming`: how a style names a field in its
+   * details (as the request spelled it, or by its proto name), where the message keeps the domain's
+   * names.
+   */
+  fieldsNamed(naming: (field: string) => string): InvalidArgument {
+    return new InvalidArgument({
+      message: this.message,
+      violations: this.violations.map((v) => new FieldViolation({ field: naming(v.field), description: v.description }))
+    })
+  }
   /** The same violations, with field `from` called `to`: for a style that names a field its own way. */
   renamed(from: string, to: string): InvalidArgument {
     return InvalidArgument.fromViolations(

@@ -5,6 +5,7 @@ import { callFailure, connectError } from "../ErrorTable.js"
 import { withinCall } from "../http/Calls.js"
 import { requestIdHeader } from "../http/RequestId.js"
 import { callKey } from "./ConnectNodeAdapter.js"
+import { fieldNamingOf } from "./SentJson.js"
 
 /** Runs one call's Effect for a connect-node handler and turns its failure into a ConnectError. */
 export type EffectCall<R> = <A>(context: HandlerContext, effect: Effect.Effect<A, DomainError, R>) => Promise<A>
@@ -30,12 +31,13 @@ export const effectCall = <R>(runtime: Runtime.Runtime<R>): EffectCall<R> => {
   const runExit = Runtime.runPromiseExit(runtime)
   const runLog = Runtime.runFork(runtime)
   return async (context, effect) => {
+    const naming = fieldNamingOf(context)
     if (context.signal.aborted) throw abortedAnswer(context.signal)
     const requestId = context.requestHeader.get(requestIdHeader) ?? ""
     const exit = await runExit(withinCall(context.values.get(callKey), requestId)(effect))
     if (Exit.isSuccess(exit)) return exit.value
     if (Cause.isInterruptedOnly(exit.cause)) throw new ConnectError("the call was cancelled", Code.Canceled)
-    const failure = callFailure(exit.cause)
+    const failure = callFailure(exit.cause, naming)
     if (failure.kind === "Internal") {
       runLog(
         Effect.logError(`${context.method.parent.typeName}/${context.method.name} failed`, exit.cause).pipe(
@@ -43,6 +45,6 @@ export const effectCall = <R>(runtime: Runtime.Runtime<R>): EffectCall<R> => {
         )
       )
     }
-    throw connectError(failure.kind, failure.message)
+    throw connectError(failure.kind, failure.message, failure)
   }
 }

@@ -2,7 +2,7 @@ import { Cause, Effect, Exit, type Fiber, Runtime } from "effect"
 import type { Writable } from "node:stream"
 import { GraphQLError, type GraphQLResolveInfo, Kind } from "./GraphqlJs.js"
 import type { DomainError } from "../../domain/Errors.js"
-import { callFailure, errorTable } from "../ErrorTable.js"
+import { callFailure, graphqlErrorExtensions } from "../ErrorTable.js"
 import { type Call, withinCall } from "../http/Calls.js"
 
 /**
@@ -36,7 +36,7 @@ export type GraphqlContext = { readonly fibers: ResolverFibers; readonly request
 
 /**
  * Runs one root field's Effect for graphql-js. A failure is thrown as a GraphQLError carrying the
- * table's code; graphql-js then adds the field's `path` and `locations` and keeps the extensions.
+ * table's code and its details (`fieldViolations`, `resourceInfo`); graphql-js then adds the field's `path` and `locations` and keeps the extensions.
  */
 export type GraphqlCall<R> = <A>(
   effect: Effect.Effect<A, DomainError, R>,
@@ -71,6 +71,6 @@ export const graphqlCall = <R>(runtime: Runtime.Runtime<R>): GraphqlCall<R> => {
         )
       )
     }
-    throw new GraphQLError(failure.message, { extensions: { code: errorTable[failure.kind].graphql } })
+    throw new GraphQLError(failure.message, { extensions: graphqlErrorExtensions(failure.kind, failure) })
   }
 }

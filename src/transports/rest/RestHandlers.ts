@@ -3,6 +3,8 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import type * as Rpc from "@effect/rpc/Rpc"
 import type * as RpcGroup from "@effect/rpc/RpcGroup"
 import { Effect, Layer } from "effect"
+import { InvalidArgument } from "../../domain/Errors.js"
+import { spelledIn } from "../../domain/FieldNames.js"
 import { LicenseOperations } from "../../contract/LicenseOperations.js"
 import { operation } from "../../operations/Operation.js"
 import { OrgOperations } from "../../contract/OrgOperations.js"
@@ -62,14 +64,19 @@ export const jsonReply = (endpoint: HttpApiEndpoint.HttpApiEndpoint.AnyWithProps
 const payloadNames = <Rpcs extends Rpc.Any>(table: RpcGroup.RpcGroup<Rpcs>, tag: Rpcs["_tag"]) =>
   jsonNamed((table.requests.get(tag) as unknown as Rpc.AnyWithProps).payloadSchema)
 
+/** A refusal's violations named as the request `sent` spelled each field (`full_name` or `fullName`). */
+const spelledAsSent = (sent: unknown) => <E>(error: E): E =>
+  error instanceof InvalidArgument ? error.fieldsNamed(spelledIn(sent)) as E : error
+
 /**
  * Operation `tag` of a table, for a JSON body: a field its payload does not have is left as the
- * caller named it, and the operation refuses it by that name.
+ * caller named it, and the operation refuses it by that name; a refusal's details name each
+ * field as the caller spelled it.
  */
 const jsonOperation = <Rpcs extends Rpc.Any, const Tag extends Rpcs["_tag"]>(table: RpcGroup.RpcGroup<Rpcs>, tag: Tag) => {
   const named = payloadNames(table, tag)
   const run = operation(table, tag)
-  return (input: unknown) => run(named(input))
+  return (input: unknown) => Effect.mapError(run(named(input)), spelledAsSent(input))
 }
 
 /** A page of list `tag`, from its query parameters (proto names beside JSON names; see RequestBody.ts). */
@@ -77,7 +84,7 @@ const listCall = <Rpcs extends Rpc.Any, const Tag extends Rpcs["_tag"]>(table: R
   const named = payloadNames(table, tag)
   const run = operation(table, tag)
   return ({ urlParams }: { readonly urlParams: QueryParameters }) =>
-    restCall(Effect.flatMap(queryRequest(named(urlParams) as QueryParameters), run))
+    restCall(Effect.mapError(Effect.flatMap(queryRequest(named(urlParams) as QueryParameters), run), spelledAsSent(urlParams)))
 }
 
 /**

@@ -2,6 +2,8 @@ import type { DescMessage, DescService } from "@bufbuild/protobuf"
 import { type ConnectRouter, createServiceImplSpec } from "@connectrpc/connect"
 import { InvalidArgument } from "../../../domain/Errors.js"
 import { connectError } from "../../ErrorTable.js"
+import { spelledIn } from "../../../domain/FieldNames.js"
+import { jsonRead } from "../../connect/SentJson.js"
 import { type JsonBounds, jsonBoundsBroken } from "../../limits/JsonBounds.js"
 import { notUtf8, strictUtf8 } from "./lenientUtf8.js"
 import { unknownFields } from "./ignoredUnknownFields.js"
@@ -35,8 +37,12 @@ export const jsonOptionsFor = (input: DescMessage, bounds: JsonBounds) => {
           return text // connect-es refuses malformed JSON itself
         }
         const violations = [...unknownFields(input, json), ...(checksTimestamps ? timestampViolations(input, json) : [])]
-        if (violations.length === 0) return text
-        throw connectError("InvalidArgument", InvalidArgument.fromViolations(violations).message)
+        if (violations.length === 0) {
+          jsonRead(json)
+          return text
+        }
+        const refusal = InvalidArgument.fromViolations(violations)
+        throw connectError("InvalidArgument", refusal.message, refusal.fieldsNamed(spelledIn(json)))
       }
     }
   } as const
