@@ -1,5 +1,7 @@
 import { ApiError, Unreachable } from "./Api.js"
 import { h } from "./Dom.js"
+import { labelOf } from "./FurtherFields.js"
+import { violationsIn } from "./Violations.js"
 
 /**
  * Without an answer the browser says nothing of why (a refused connection and a CORS refusal look
@@ -24,6 +26,15 @@ export const failureText = (error: unknown, what: string): string =>
     ? error.tokenSent
       ? "The API token entered is not the one this server accepts: check it, and enter it again at the top of the page."
       : "This server needs an API token: enter it at the top of the page."
+    : error.status === 400
+    ? refused(error)
     : error.message
+
+/** A request the service could not read (an id typed in the address): each rule in words, its field's name as words. */
+const refused = (error: ApiError): string => {
+  const violations = violationsIn(error.details)
+  if (violations.length === 0) return error.message
+  return `${violations.map(({ description, field }) => (field === "" ? description : `${labelOf(field)} ${description}`)).join("; ")}.`
+}
 
 export const failure = (error: unknown, what: string) => h("p", { class: "error", role: "alert" }, failureText(error, what))

@@ -104,11 +104,13 @@ export const listPage = <A>(page: ListPage<A>, services: Services) => {
   const kept = page.filter === undefined ? {} : { [page.filter.param]: filterValue }
   const shown = h("div", { class: "list", "aria-live": "polite" }, h("p", {}, "Loading…"))
   const narrowed = h("div", {})
+  /** The service could not read the address: its filter is said to be wrong, not described. */
+  let unread = false
   if (page.filter !== undefined && filterValue !== undefined) {
     const filter = page.filter
-    void filter.describe(services, filterValue).then((sentence) =>
-      narrowed.replaceChildren(h("p", { class: "narrowed" }, sentence, " ", link(href(page.section), `Show all ${page.plural}`)))
-    )
+    void filter.describe(services, filterValue).then((sentence) => {
+      if (!unread) narrowed.replaceChildren(h("p", { class: "narrowed" }, sentence, " ", link(href(page.section), `Show all ${page.plural}`)))
+    })
   }
   const draw = async () => {
     try {
@@ -126,7 +128,9 @@ export const listPage = <A>(page: ListPage<A>, services: Services) => {
         paging(page.section, kept, position, next)
       )
     } catch (error) {
-      shown.replaceChildren(error instanceof ApiError && error.status === 400 ? unreadable(page, error) : failure(error, page.plural))
+      unread = error instanceof ApiError && error.status === 400
+      if (unread) narrowed.replaceChildren()
+      shown.replaceChildren(unread && error instanceof ApiError ? unreadable(page, error) : failure(error, page.plural))
     }
   }
   void draw()

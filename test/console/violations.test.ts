@@ -1,4 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
+import { ApiError } from "../../src/console/Api.js"
+import { failureText } from "../../src/console/Failure.js"
 import { placed, violationsIn } from "../../src/console/Violations.js"
 import { onboardingForm } from "../../src/transports/pages/OnboardingForm.js"
 
@@ -53,5 +55,13 @@ describe("the console's reading of a refusal's violations", () => {
     const { fields, rest } = placed(violationsIn(details), onboardingForm)
     expect(fields.size).toBe(0)
     expect(rest).toEqual(["the request is empty", "profile.nickname: is not a known field", "license.startedAt: not when the license starts's"])
+  })
+
+  it("a read refused (an id from the address) is said from its violations, the field's name as words", () => {
+    const { details } = refusal([{ field: "id", description: "must be a UUID (8-4-4-4-12 hex digits)" }])
+    expect(failureText(new ApiError(400, "id: must be a UUID (8-4-4-4-12 hex digits)", false, details), "organization"))
+      .toBe("Id must be a UUID (8-4-4-4-12 hex digits).")
+    // Without violations (a refusal of the edge's), its message is all there is.
+    expect(failureText(new ApiError(400, "the body is not JSON", false), "organization")).toBe("the body is not JSON")
   })
 })

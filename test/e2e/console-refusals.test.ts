@@ -32,6 +32,7 @@ describe.skipIf(chromiumPath === undefined)("the console's refusals and first sc
     expect(await page.getByLabel("API token").isVisible()).toBe(false)
     // The header is the brand, the menu and the folded form's summary: the form's heading is on the first screen's upper half.
     expect((await page.locator("h1").boundingBox())!.y).toBeLessThan(200)
+    await page.evaluate("window.scrollTo(0, 0)")
     await screenshotConsole(page, "onboard-one-run")
     // Opened, it takes a token as before.
     await page.locator("#token-access summary").click()
@@ -111,6 +112,10 @@ describe.skipIf(chromiumPath === undefined)("the console's refusals and first sc
     await expect.poll(() => page.locator("main .list [role=alert]").innerText(), { timeout: 10_000 }).toBe(
       "This address holds a filter or page the service cannot read: the value must be a UUID (8-4-4-4-12 hex digits). Show all profiles."
     )
+    // A filter the service cannot read is not described as if it narrowed the list.
+    expect(await page.locator("main .narrowed").count()).toBe(0)
+    expect(await page.locator("main").innerText()).not.toContain("id: must")
+    await screenshotConsole(page, "profiles-bad-filter")
     await page.close()
   }, 60_000)
 })
