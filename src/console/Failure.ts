@@ -1,7 +1,6 @@
 import { ApiError, Unreachable } from "./Api.js"
 import { h } from "./Dom.js"
-import { labelOf } from "./FurtherFields.js"
-import { violationsIn } from "./Violations.js"
+import { refusedInWords } from "./Violations.js"
 
 /**
  * Without an answer the browser says nothing of why (a refused connection and a CORS refusal look
@@ -27,14 +26,7 @@ export const failureText = (error: unknown, what: string): string =>
       ? "The API token entered is not the one this server accepts: check it, and enter it again at the top of the page."
       : "This server needs an API token: enter it at the top of the page."
     : error.status === 400
-    ? refused(error)
+    ? refusedInWords(error.details, error.message)
     : error.message
-
-/** A request the service could not read (an id typed in the address): each rule in words, its field's name as words. */
-const refused = (error: ApiError): string => {
-  const violations = violationsIn(error.details)
-  if (violations.length === 0) return error.message
-  return `${violations.map(({ description, field }) => (field === "" ? description : `${labelOf(field)} ${description}`)).join("; ")}.`
-}
 
 export const failure = (error: unknown, what: string) => h("p", { class: "error", role: "alert" }, failureText(error, what))

@@ -1,4 +1,5 @@
 import { clauseOf, type FormField, labelOf } from "./Fields.js"
+import { labelOf as wordsOf } from "./FurtherFields.js"
 
 /**
  * A refusal's broken rules, as its REST body's `details` carries them (google.rpc.Status JSON,
@@ -75,4 +76,14 @@ export const placed = (
     }
   }
   return { fields, rest }
+}
+
+/**
+ * A read the service refused (an id typed in the address) as a person reads it: each rule, its
+ * field's name as words ("Id must be a UUID …"); without violations (the edge's refusal), its message.
+ */
+export const refusedInWords = (details: ReadonlyArray<unknown>, message: string): string => {
+  const violations = violationsIn(details)
+  if (violations.length === 0) return message
+  return `${violations.map(({ description, field }) => (field === "" ? description : `${wordsOf(field)} ${description}`)).join("; ")}.`
 }

@@ -1,7 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { ApiError } from "../../src/console/Api.js"
-import { failureText } from "../../src/console/Failure.js"
-import { placed, violationsIn } from "../../src/console/Violations.js"
+import { placed, refusedInWords, violationsIn } from "../../src/console/Violations.js"
 import { onboardingForm } from "../../src/transports/pages/OnboardingForm.js"
 
 /**
@@ -59,9 +57,8 @@ describe("the console's reading of a refusal's violations", () => {
 
   it("a read refused (an id from the address) is said from its violations, the field's name as words", () => {
     const { details } = refusal([{ field: "id", description: "must be a UUID (8-4-4-4-12 hex digits)" }])
-    expect(failureText(new ApiError(400, "id: must be a UUID (8-4-4-4-12 hex digits)", false, details), "organization"))
-      .toBe("Id must be a UUID (8-4-4-4-12 hex digits).")
+    expect(refusedInWords(details, "id: must be a UUID (8-4-4-4-12 hex digits)")).toBe("Id must be a UUID (8-4-4-4-12 hex digits).")
     // Without violations (a refusal of the edge's), its message is all there is.
-    expect(failureText(new ApiError(400, "the body is not JSON", false), "organization")).toBe("the body is not JSON")
+    expect(refusedInWords([], "the body is not JSON")).toBe("the body is not JSON")
   })
 })
