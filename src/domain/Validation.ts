@@ -1,5 +1,6 @@
 import { Effect, Either, ParseResult, type Schema } from "effect"
 import { FieldViolation, InvalidArgument } from "./Errors.js"
+import { inWords } from "./RuleWords.js"
 
 /**
  * A value that may also be absent (`null`, or an empty string where proto3 cannot tell empty from
@@ -15,12 +16,20 @@ const isAbsentAlternative = (issue: ParseResult.ArrayFormatterIssue) =>
  */
 export const unknownFieldRule = "is not a known field"
 
-const violationsOf = (error: ParseResult.ParseError): ReadonlyArray<FieldViolation> => {
-  const issues = ParseResult.ArrayFormatter.formatErrorSync(error)
-  const told = issues.length > 1 ? issues.filter((issue) => !isAbsentAlternative(issue)) : issues
-  return told.map((issue) =>
-    new FieldViolation({ field: issue.path.join("."), description: issue._tag === "Unexpected" ? unknownFieldRule : issue.message })
-  )
+const violationsOf = (issue: ParseResult.ParseIssue): ReadonlyArray<FieldViolation> => {
+  const issues = ParseResult.ArrayFormatter.formatIssueSync(issue)
+  const told = (issues.length > 1 ? issues.filter((each) => !isAbsentAlternative(each)) : issues).map(inWords(issue))
+  // The alternatives of one field can fail alike ("must be a string" for the text and for its
+  // absent form): each rule is told once.
+  const seen = new Set<string>()
+  return told.flatMap((each) => {
+    const field = each.path.join(".")
+    const description = each._tag === "Unexpected" ? unknownFieldRule : each.message
+    const key = JSON.stringify([field, description])
+    if (seen.has(key)) return []
+    seen.add(key)
+    return [new FieldViolation({ field, description })]
+  })
 }
 
 /**
@@ -33,7 +42,7 @@ export const validate = <A, I>(schema: Schema.Schema<A, I, never>) => {
   const decode = ParseResult.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "error" })
   return (input: unknown): Effect.Effect<A, InvalidArgument> =>
     Either.match(decode(input), {
-      onLeft: (issue) => Effect.fail(InvalidArgument.fromViolations(violationsOf(new ParseResult.ParseError({ issue })))),
+      onLeft: (issue) => Effect.fail(InvalidArgument.fromViolations(violationsOf(issue))),
       onRight: Effect.succeed
     })
 }

@@ -355,7 +355,7 @@ const valueCases: Array<ValueCase> = [
     name: "a page size that is not a number",
     op: "listLicenses",
     json: { pageSize: "ten" },
-    message: `pageSize: Expected number, actual "ten"`,
+    message: "pageSize: must be a number",
     per: {
       connectJson: invalid.connect(/ListLicensesRequest\.page_size from JSON/),
       graphql: invalid.graphqlRequest(/Int cannot represent non-integer value: "ten"/),
@@ -685,7 +685,7 @@ const valueCases: Array<ValueCase> = [
     name: "a number for the name",
     op: "createOrg",
     json: { ...org(), name: 5 },
-    message: "name: Expected string, actual 5",
+    message: "name: must be a string",
     per: {
       connectJson: invalid.connect(/CreateOrgRequest\.name from JSON: expected string, got 5/),
       graphql: invalid.graphqlRequest(/"input\.name"; String cannot represent a non string value: 5/),
@@ -696,7 +696,7 @@ const valueCases: Array<ValueCase> = [
     name: "an object for the id",
     op: "getOrg",
     json: { id: {} },
-    message: "id: Expected string, actual {}",
+    message: "id: must be a string",
     per: {
       connectJson: invalid.connect(/GetOrgRequest\.id from JSON: expected string, got object/),
       graphql: invalid.graphqlRequest(/ID cannot represent value: \{\}/),
@@ -708,7 +708,7 @@ const valueCases: Array<ValueCase> = [
     name: "an array for the id",
     op: "createOrg",
     json: { ...org(), id: ["6f1e2d3c-4b5a-4978-8a6b-5c4d3e2f1a0b"] },
-    message: /^id: Expected string, actual \[/,
+    message: "id: must be a string",
     per: {
       connectJson: invalid.connect(/CreateOrgRequest\.id from JSON: expected string/),
       graphql: invalid.graphqlRequest(/ID cannot represent value/),
@@ -720,7 +720,7 @@ const valueCases: Array<ValueCase> = [
     name: "null for the full name",
     op: "createProfile",
     json: { ...profile(), fullName: null },
-    message: "fullName: Expected string, actual null",
+    message: "fullName: must be a string",
     per: {
       connectJson: invalid.connect("fullName: must not be blank"), // proto3 JSON: null is "not set"
       graphql: invalid.graphqlRequest(/Expected non-nullable type "String!" not to be null/),
@@ -731,7 +731,7 @@ const valueCases: Array<ValueCase> = [
     name: "a number for start",
     op: "createLicense",
     json: { ...license(), start: 1_700_136_000 },
-    message: "start: Expected string, actual 1700136000",
+    message: "start: must be a string",
     per: {
       connectJson: invalid.connect(badTime("start")),
       graphql: invalid.graphqlRequest(/String cannot represent a non string value: 1700136000/),
@@ -742,7 +742,7 @@ const valueCases: Array<ValueCase> = [
     name: "a string for the org",
     op: "createWorkflow",
     json: { ...workflow(), org: "Initech" },
-    message: /^org: Expected .*actual "Initech"/,
+    message: "org: must be an object",
     per: {
       connectJson: invalid.connect(/workflow\.v1beta1\.Org from JSON/),
       graphql: invalid.graphqlRequest(/Expected type "OrgInput" to be an object/),
@@ -753,7 +753,7 @@ const valueCases: Array<ValueCase> = [
     name: "a number for the workflow id",
     op: "createWorkflow",
     json: { ...workflow(), workflowOptions: { workflowId: 5 } },
-    message: "workflowOptions.workflowId: Expected string, actual 5",
+    message: "workflowOptions.workflowId: must be a string",
     per: {
       connectJson: invalid.connect(/WorkflowOptions\.workflow_id from JSON: expected string, got 5/),
       graphql: invalid.graphqlRequest(/String cannot represent a non string value: 5/),
@@ -1682,28 +1682,28 @@ const emptyMessage = `${notUuid("id")}; name: must not be blank`
     "a number for the id",
     "org",
     post(rpcRequest("GetOrg", { id: 5 })),
-    { status: 200, ...invalid.rpc("id: Expected string, actual 5") }
+    { status: 200, ...invalid.rpc("id: must be a string") }
   )
   add(
     style,
     "a number for the name",
     "org",
     post(rpcRequest("CreateOrg", { id: id(), name: 5 })),
-    { status: 200, ...invalid.rpc("name: Expected string, actual 5") }
+    { status: 200, ...invalid.rpc("name: must be a string") }
   )
   add(
     style,
     "a null payload",
     "org",
     post(rpcRequest("CreateOrg", null)),
-    { status: 200, ...invalid.rpc(/^Expected .*, actual null$/) }
+    { status: 200, ...invalid.rpc("must be an object") }
   )
   add(
     style,
     "an array as the payload",
     "org",
     post(rpcRequest("CreateOrg", [org()])),
-    { status: 200, ...invalid.rpc(/^Expected .*, actual \[/) }
+    { status: 200, ...invalid.rpc("must be an object") }
   )
   add(
     style,

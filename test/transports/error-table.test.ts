@@ -89,11 +89,18 @@ const expectKind = (style: Style, kind: FailureKind, answer: any, refusedBeforeI
       const { details, ...body } = answer.json ?? {}
       const { details: _none, ...expected } = errorBody.rest(kind, answer.json?.message)
       expect({ ...where, status: answer.status, body }).toEqual({ ...where, status: entry.http, body: expected })
-      // A failure about one record names it in its details (google.rpc.ResourceInfo); any other has none.
-      const record = /^(\w+) (\S+) (?:not found|already exists with different content)$/.exec(String(answer.json?.message))
+      // A failure about one record names it in its details (google.rpc.ResourceInfo), a broken
+      // rule of one field names the field (google.rpc.BadRequest); any other has none.
+      const message = String(answer.json?.message)
+      const record = /^(\w+) (\S+) (?:not found|already exists with different content)$/.exec(message)
+      const field = kind === "InvalidArgument" ? /^([\w.]+): (.+)$/.exec(message) : null
       expect({ ...where, details }).toEqual({
         ...where,
-        details: record === null ? [] : [{ "@type": "type.googleapis.com/google.rpc.ResourceInfo", resourceType: record[1], resourceName: record[2] }]
+        details: record !== null
+          ? [{ "@type": "type.googleapis.com/google.rpc.ResourceInfo", resourceType: record[1], resourceName: record[2] }]
+          : field !== null
+          ? [{ "@type": "type.googleapis.com/google.rpc.BadRequest", fieldViolations: [{ field: field[1], description: field[2] }] }]
+          : []
       })
       return
     }

@@ -200,7 +200,7 @@ describe("GraphQL, on the in-memory services", () => {
           message: `org ${id} already exists with different content`,
           locations: [{ line: 1, column: createOrg.indexOf("createOrg(") + 1 }],
           path: ["createOrg"],
-          extensions: { code: "ALREADY_EXISTS" }
+          extensions: { code: "ALREADY_EXISTS", resourceInfo: { resourceType: "org", resourceName: id } }
         })
         expect((yield* (yield* Orgs).get(OrgId.make(id))).name).toBe("Acme")
       }))

@@ -30,7 +30,8 @@ describe("the typed REST client", () => {
         expect(conflict).toMatchObject({ _tag: "AlreadyExists", resource: "org", id })
 
         const invalid = yield* failureOf(orgs.orgs.getOrg({ path: { id: "not-a-uuid" } }))
-        expect(invalid).toMatchObject({ _tag: "InvalidArgument", violations: [] })
+        // Each broken rule read from the body's details (google.rpc.BadRequest), not from its message.
+        expect(invalid).toMatchObject({ _tag: "InvalidArgument", violations: [{ field: "id", description: "must be a UUID (8-4-4-4-12 hex digits)" }] })
         expect((invalid as { message: string }).message).toMatch(/^id: /)
 
         const licenses = yield* restClient(LicenseHttpApi, urls.license)

@@ -65,8 +65,8 @@ const payloadNames = <Rpcs extends Rpc.Any>(table: RpcGroup.RpcGroup<Rpcs>, tag:
   jsonNamed((table.requests.get(tag) as unknown as Rpc.AnyWithProps).payloadSchema)
 
 /** A refusal's violations named as the request `sent` spelled each field (`full_name` or `fullName`). */
-const spelledAsSent = (sent: unknown) => <E>(error: E): E =>
-  error instanceof InvalidArgument ? error.fieldsNamed(spelledIn(sent)) as E : error
+const spelledAsSent = (sent: unknown) => <E>(error: E): E | InvalidArgument =>
+  error instanceof InvalidArgument ? error.fieldsNamed(spelledIn(sent)) : error
 
 /**
  * Operation `tag` of a table, for a JSON body: a field its payload does not have is left as the

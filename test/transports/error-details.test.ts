@@ -1,0 +1,196 @@
+import { create, createRegistry, fromBinary, toBinary } from "@bufbuild/protobuf"
+import { anyUnpack } from "@bufbuild/protobuf/wkt"
+import { Code, ConnectError, createClient, type Transport } from "@connectrpc/connect"
+import { errorFromJson } from "@connectrpc/connect/protocol-connect"
+import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node"
+import * as grpc from "@grpc/grpc-js"
+import { describe, expect, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { randomUUID } from "node:crypto"
+import { BadRequestSchema, ResourceInfoSchema } from "../../src/gen/google/rpc/error_details_pb.js"
+import { StatusSchema } from "../../src/gen/google/rpc/status_pb.js"
+import { CreateProfileRequestSchema, GetProfileRequestSchema, ProfileService } from "../../src/gen/profile/v1beta1/profile_pb.js"
+import { Services } from "../support/Services.js"
+import { inProcessServers } from "../support/InProcessServers.js"
+
+/**
+ * A refusal's details as the clients a caller uses read them (contract §3.7): connect-es's
+ * `findDetails` over Connect (JSON and binary) and gRPC, @grpc/grpc-js decoding
+ * `grpc-status-details-bin` as google.rpc.Status, REST's `details` and GraphQL's `extensions`
+ * by fetch. Every refusal in every style: a field by its path as the caller spelled it in JSON, by
+ * its proto name in protobuf binary and gRPC; the record a failure is about.
+ */
+
+/** What a client reads off a refusal: its code, its field violations, the record it is about. */
+interface Read {
+  readonly code: Code
+  readonly violations: ReadonlyArray<{ readonly field: string; readonly description: string }>
+  readonly resource?: { readonly resourceType: string; readonly resourceName: string }
+}
+
+/** A create with these JSON keys (`fullName` or `full_name`), or a get. */
+type Call = { readonly create: Record<string, string> } | { readonly get: string }
+
+const fromConnectError = (error: ConnectError): Read => {
+  const [info] = error.findDetails(ResourceInfoSchema)
+  return {
+    code: error.code,
+    violations: error.findDetails(BadRequestSchema).flatMap((bad) => bad.fieldViolations.map(({ description, field }) => ({ field, description }))),
+    ...(info === undefined ? {} : { resource: { resourceType: info.resourceType, resourceName: info.resourceName } })
+  }
+}
+
+/** The message's fields from a call's JSON keys, whichever spelling. */
+const fieldsOf = (body: Record<string, string>) => ({
+  id: body["id"]!,
+  fullName: body["fullName"] ?? body["full_name"]!,
+  orgId: body["orgId"] ?? body["org_id"]!
+})
+
+const refused = (): never => {
+  throw new Error("the call succeeded")
+}
+
+/** connect-es's typed client on a connect-node transport. */
+const connectEs = (transport: Transport) => async (call: Call): Promise<Read> => {
+  const client = createClient(ProfileService, transport)
+  try {
+    if ("get" in call) await client.getProfile({ id: call.get })
+    else await client.createProfile(fieldsOf(call.create))
+  } catch (error) {
+    return fromConnectError(ConnectError.from(error))
+  }
+  return refused()
+}
+
+/** Connect JSON with the body's keys as written, its error read by connect-es (`errorFromJson`). */
+const connectJsonAsWritten = (url: string) => async (call: Call): Promise<Read> => {
+  const answer = await fetch(`${url}/profile.v1beta1.ProfileService/${"get" in call ? "GetProfile" : "CreateProfile"}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify("get" in call ? { id: call.get } : call.create)
+  })
+  return fromConnectError(errorFromJson(await answer.json(), undefined, new ConnectError("not a Connect error")))
+}
+
+const details = createRegistry(BadRequestSchema, ResourceInfoSchema)
+
+/** @grpc/grpc-js, the details decoded from `grpc-status-details-bin` as google.rpc.Status. */
+const grpcJs = (url: string) => (call: Call): Promise<Read> => {
+  const client = new grpc.Client(new URL(url).host, grpc.credentials.createInsecure())
+  const [method, bytes] = "get" in call
+    ? ["GetProfile", toBinary(GetProfileRequestSchema, create(GetProfileRequestSchema, { id: call.get }))]
+    : ["CreateProfile", toBinary(CreateProfileRequestSchema, create(CreateProfileRequestSchema, fieldsOf(call.create)))]
+  return new Promise<Read>((resolve, reject) => {
+    client.makeUnaryRequest(`/profile.v1beta1.ProfileService/${method}`, (b: Uint8Array) => Buffer.from(b), (b: Buffer) => b, bytes, (error) => {
+      client.close()
+      if (error === null) return reject(new Error("the call succeeded"))
+      const [bin] = error.metadata.get("grpc-status-details-bin")
+      const status = fromBinary(StatusSchema, bin as Buffer)
+      const unpacked = status.details.map((any) => anyUnpack(any, details))
+      const info = unpacked.find((message) => message?.$typeName === ResourceInfoSchema.typeName)
+      resolve({
+        code: error.code as number as Code,
+        violations: unpacked.flatMap((message) =>
+          message?.$typeName === BadRequestSchema.typeName
+            ? (message as ReturnType<typeof create<typeof BadRequestSchema>>).fieldViolations.map(({ description, field }) => ({ field, description }))
+            : []),
+        ...(info === undefined ? {} : {
+          resource: {
+            resourceType: (info as ReturnType<typeof create<typeof ResourceInfoSchema>>).resourceType,
+            resourceName: (info as ReturnType<typeof create<typeof ResourceInfoSchema>>).resourceName
+          }
+        })
+      })
+    })
+  })
+}
+
+const grpcCodes: Record<number, Code> = { 400: Code.InvalidArgument, 404: Code.NotFound, 409: Code.AlreadyExists }
+
+/** REST by fetch: `details` as google.rpc.Status JSON. */
+const rest = (url: string) => async (call: Call): Promise<Read> => {
+  const answer = "get" in call
+    ? await fetch(`${url}/profiles/${call.get}`)
+    : await fetch(`${url}/profiles/${call.create["id"]}`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify(call.create) })
+  const body = await answer.json() as { details: Array<Record<string, any>> }
+  const info = body.details.find((d) => d["@type"] === "type.googleapis.com/google.rpc.ResourceInfo")
+  return {
+    code: grpcCodes[answer.status]!,
+    violations: body.details.filter((d) => d["@type"] === "type.googleapis.com/google.rpc.BadRequest").flatMap((d) => d["fieldViolations"]),
+    ...(info === undefined ? {} : { resource: { resourceType: info["resourceType"], resourceName: info["resourceName"] } })
+  }
+}
+
+const graphqlCodes: Record<string, Code> = { INVALID_ARGUMENT: Code.InvalidArgument, NOT_FOUND: Code.NotFound, ALREADY_EXISTS: Code.AlreadyExists }
+
+/** GraphQL by fetch: `extensions.fieldViolations` and `extensions.resourceInfo`. GraphQL spells a field one way only. */
+const graphql = (url: string) => async (call: Call): Promise<Read> => {
+  const answer = await fetch(`${url}/graphql`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify("get" in call
+      ? { query: "query($id: ID!) { profile(id: $id) { profile { id } } }", variables: { id: call.get } }
+      : { query: "mutation($i: CreateProfileInput!) { createProfile(input: $i) { profile { id } } }", variables: { i: fieldsOf(call.create) } })
+  })
+  const { errors: [error] } = await answer.json() as { errors: [{ extensions: Record<string, any> }] }
+  return {
+    code: graphqlCodes[error.extensions["code"]]!,
+    violations: error.extensions["fieldViolations"] ?? [],
+    ...(error.extensions["resourceInfo"] === undefined ? {} : { resource: error.extensions["resourceInfo"] })
+  }
+}
+
+/** Each style's client, and how it names a field: as the call spelled it (JSON), or by its proto name. */
+const styles = (url: string) => [
+  { style: "Connect JSON (connect-es)", read: connectEs(createConnectTransport({ baseUrl: url, httpVersion: "1.1", useBinaryFormat: false })), names: "json" },
+  { style: "Connect JSON as written", read: connectJsonAsWritten(url), names: "json" },
+  { style: "Connect binary (connect-es)", read: connectEs(createConnectTransport({ baseUrl: url, httpVersion: "1.1", useBinaryFormat: true })), names: "proto" },
+  { style: "gRPC (connect-es)", read: connectEs(createGrpcTransport({ baseUrl: url })), names: "proto" },
+  { style: "gRPC (@grpc/grpc-js)", read: grpcJs(url), names: "proto" },
+  { style: "REST", read: rest(url), names: "json" },
+  { style: "GraphQL", read: graphql(url), names: "json" }
+] as const
+
+describe("a refusal's details, read by each style's client", () => {
+  layer(inProcessServers(), { timeout: 120_000, excludeTestServices: true })((it) => {
+    it.effect("a 201-character full name: a BadRequest violation naming the field as the caller spelled it, or by its proto name", () =>
+      Effect.gen(function*() {
+        const { profile } = yield* Services
+        const orgId = randomUUID()
+        const rule = "must be at most 200 characters"
+        for (const { names, read, style } of styles(profile)) {
+          for (const spelled of ["fullName", "full_name"] as const) {
+            const body = { id: randomUUID(), [spelled]: "x".repeat(201), [spelled === "fullName" ? "orgId" : "org_id"]: orgId }
+            const answer = yield* Effect.promise(() => read({ create: body }))
+            // connect-es and GraphQL write a field one way, whatever the test spelled.
+            const sent = style.includes("connect-es") || style === "GraphQL" ? "fullName" : spelled
+            expect({ style, spelled, answer }).toEqual({
+              style,
+              spelled,
+              answer: { code: Code.InvalidArgument, violations: [{ field: names === "proto" ? "full_name" : sent, description: rule }] }
+            })
+          }
+        }
+      }))
+
+    it.effect("a missing record and an id holding other content: ResourceInfo naming the record", () =>
+      Effect.gen(function*() {
+        const { profile } = yield* Services
+        for (const { read, style } of styles(profile)) {
+          const missing = randomUUID()
+          expect({ style, answer: yield* Effect.promise(() => read({ get: missing })) }).toEqual({
+            style,
+            answer: { code: Code.NotFound, violations: [], resource: { resourceType: "profile", resourceName: missing } }
+          })
+          const taken = { id: randomUUID(), fullName: "Ada Lovelace", orgId: randomUUID() }
+          yield* Effect.promise(() => read({ create: { ...taken, fullName: "x".repeat(201) } }))
+          yield* Effect.promise(() => fetch(`${profile}/profiles/${taken.id}`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify(taken) }))
+          expect({ style, answer: yield* Effect.promise(() => read({ create: { ...taken, fullName: "Grace Hopper" } })) }).toEqual({
+            style,
+            answer: { code: Code.AlreadyExists, violations: [], resource: { resourceType: "profile", resourceName: taken.id } }
+          })
+        }
+      }))
+  })
+})
