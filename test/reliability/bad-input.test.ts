@@ -90,11 +90,19 @@ const check = (answer: Answer, want: Want) => {
 }
 
 /** Each style's error body has the contract's shape, whatever the error. */
+const detailTypes = ["google.rpc.BadRequest", "google.rpc.ResourceInfo"]
 const shapes = {
   connect: (answer: Answer) => {
-    if (answer.body !== undefined) expect(Object.keys(answer.body as object).sort()).toEqual(["code", "message"])
+    if (answer.body === undefined) return
+    const { details = [], ...body } = answer.body as { details?: Array<{ type: string }> }
+    expect(Object.keys(body).sort()).toEqual(["code", "message"])
+    for (const detail of details) expect(detailTypes).toContain(detail.type)
   },
-  rest: (answer: Answer) => expect(answer.body).toEqual({ code: answer.code, message: answer.message, details: [] }),
+  rest: (answer: Answer) => {
+    const { details, ...body } = answer.body as { details: Array<{ "@type": string }> }
+    expect(body).toEqual({ code: answer.code, message: answer.message })
+    for (const detail of details) expect(detailTypes.map((type) => `type.googleapis.com/${type}`)).toContain(detail["@type"])
+  },
   graphqlField: (field: string) => (answer: Answer) => {
     const body = answer.body as { data: unknown; errors: Array<{ path?: Array<string> }> }
     expect(body.errors).toHaveLength(1)

@@ -1,4 +1,4 @@
-import { create, createRegistry, fromBinary, toBinary } from "@bufbuild/protobuf"
+import { create, createRegistry, fromBinary, type JsonValue, toBinary } from "@bufbuild/protobuf"
 import { anyUnpack } from "@bufbuild/protobuf/wkt"
 import { Code, ConnectError, createClient, type Transport } from "@connectrpc/connect"
 import { errorFromJson } from "@connectrpc/connect/protocol-connect"
@@ -70,7 +70,7 @@ const connectJsonAsWritten = (url: string) => async (call: Call): Promise<Read> 
     headers: { "content-type": "application/json" },
     body: JSON.stringify("get" in call ? { id: call.get } : call.create)
   })
-  return fromConnectError(errorFromJson(await answer.json(), undefined, new ConnectError("not a Connect error")))
+  return fromConnectError(errorFromJson(await answer.json() as JsonValue, undefined, new ConnectError("not a Connect error")))
 }
 
 const details = createRegistry(BadRequestSchema, ResourceInfoSchema)
