@@ -14,9 +14,12 @@ export const servicesIn = (config: unknown): Services | undefined => {
     : undefined
 }
 
-/** A refusal or failure, as the REST error body tells it (`{code, message}`). */
+/**
+ * A refusal or failure, as the REST error body tells it (google.rpc.Status JSON: `{code, message,
+ * details}`); `details` is read by what needs it (Violations.ts), the message only shown.
+ */
 export class ApiError extends Error {
-  constructor(readonly status: number, message: string, readonly tokenSent: boolean) {
+  constructor(readonly status: number, message: string, readonly tokenSent: boolean, readonly details: ReadonlyArray<unknown> = []) {
     super(message)
   }
 }
@@ -64,8 +67,10 @@ export const rest = async <A>(services: Services, service: ServiceName, path: st
     parsed = undefined
   }
   if (response.ok) return parsed as A
-  const message = typeof parsed === "object" && parsed !== null && "message" in parsed ? String(parsed.message) : response.statusText
-  throw new ApiError(response.status, message, token !== "")
+  const refusal = typeof parsed === "object" && parsed !== null ? parsed : {}
+  const message = "message" in refusal ? String(refusal.message) : response.statusText
+  const details: unknown = "details" in refusal ? refusal.details : []
+  throw new ApiError(response.status, message, token !== "", Array.isArray(details) ? details : [])
 }
 
 /** A path segment or query value as the REST paths take it. */

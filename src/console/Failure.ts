@@ -1,5 +1,6 @@
 import { ApiError, Unreachable } from "./Api.js"
 import { h } from "./Dom.js"
+import { refusedInWords } from "./Violations.js"
 
 /**
  * Without an answer the browser says nothing of why (a refused connection and a CORS refusal look
@@ -24,6 +25,8 @@ export const failureText = (error: unknown, what: string): string =>
     ? error.tokenSent
       ? "The API token entered is not the one this server accepts: check it, and enter it again at the top of the page."
       : "This server needs an API token: enter it at the top of the page."
+    : error.status === 400
+    ? refusedInWords(error.details, error.message)
     : error.message
 
 export const failure = (error: unknown, what: string) => h("p", { class: "error", role: "alert" }, failureText(error, what))

@@ -1,7 +1,7 @@
 /**
  * The onboarding form's fields, as the server derives them from the workflow's request schema
  * (`onboardingForm` in `/console/config.json`): each with the path the API names it by in a
- * refusal and its description, whose first clause is the label a person reads. Every message about
+ * refusal's violations (Violations.ts) and its description, whose first clause is the label a person reads. Every message about
  * a field is written with labels from here, never with the API's paths. A field added to the
  * workflow's request is in the form with no edit here.
  */
@@ -27,7 +27,7 @@ export const formIn = (config: unknown): ReadonlyArray<FormField> | undefined =>
 }
 
 /** A description's first clause, as written ("the org's display name: 1 to 200 ..." → "the org's display name"). */
-const clauseOf = (description: string) => {
+export const clauseOf = (description: string) => {
   const at = description.indexOf(": ")
   return at === -1 ? description : description.slice(0, at)
 }
@@ -45,7 +45,8 @@ export const labelOf = (description: string) => {
 }
 
 /** The input's id: its path in kebab case (`profile.fullName` → `profile-full-name`). */
-export const inputIdOf = (path: string) => path.replace(/\./g, "-").replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)
+export const inputIdOf = (path: string) =>
+  [...path].map((character) => (character === "." ? "-" : character >= "A" && character <= "Z" ? `-${character.toLowerCase()}` : character)).join("")
 
 /** The workflow id's field: the console fills it in and keeps it (WorkflowId.ts). */
 export const workflowIdPath = "workflowOptions.workflowId"
@@ -97,38 +98,3 @@ export const formInputs = (form: ReadonlyArray<FormField>): ReadonlyArray<FormIn
       required: field.required
     }
   })
-
-const camel = (path: string) => path.replace(/_(\w)/g, (_, letter: string) => letter.toUpperCase())
-const snake = (path: string) => path.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`)
-
-/** Each field's clause by its path, in both spellings a message may use. */
-const clauses = (form: ReadonlyArray<FormField>) =>
-  new Map<string, string>(form.flatMap(({ description, path }) => [[path, clauseOf(description)], [snake(path), clauseOf(description)]] as const))
-
-/** A message with every field path in it spelled as that field's clause ("must be after when the license starts"). */
-export const withLabels = (message: string, form: ReadonlyArray<FormField>): string => {
-  const named = clauses(form)
-  return message.replace(/\b[a-z][\w]*(?:\.[a-z][\w]*)+\b/gi, (path) => named.get(path) ?? path)
-}
-
-/**
- * A refusal's message names each broken rule's field (`license.end: must be after license.start;
- * org.name: must not be blank`): each rule under its field's path (in the form's spelling), and
- * whatever names no field of the form, in labels.
- */
-export const fieldMessages = (
-  message: string,
-  form: ReadonlyArray<FormField>
-): { readonly fields: Map<string, string>; readonly rest: Array<string> } => {
-  const fields = new Map<string, string>()
-  const rest: Array<string> = []
-  const labels = new Map(form.map(({ description, path }) => [path, labelOf(description)] as const))
-  for (const part of message.split(/;\s+(?=[\w.]+: )/)) {
-    const [, name, said] = /^([\w.]+): (.*)$/s.exec(part) ?? []
-    const path = name === undefined ? undefined : camel(name)
-    const label = path === undefined ? undefined : labels.get(path)
-    if (path === undefined || label === undefined || said === undefined) rest.push(withLabels(part, form))
-    else fields.set(path, `${label} ${withLabels(said, form)}`)
-  }
-  return { fields, rest }
-}

@@ -36,6 +36,12 @@ const text = (value: unknown) => typeof value === "object" ? JSON.stringify(valu
 
 /** `nickname` → "Nickname", `startAt` → "Start at": the field's name as words. */
 export const labelOf = (name: string) => {
-  const words = name.replace(/_/g, " ").replace(/([a-z0-9])([A-Z])/g, "$1 $2").toLowerCase()
+  const isUpper = (character: string | undefined) => character !== undefined && character !== character.toLowerCase()
+  const isLowerOrDigit = (character: string | undefined) =>
+    character !== undefined && (character !== character.toUpperCase() || (character >= "0" && character <= "9"))
+  const words = [...name]
+    .map((character, at) => (character === "_" ? " " : isUpper(character) && isLowerOrDigit(name[at - 1]) ? ` ${character}` : character))
+    .join("")
+    .toLowerCase()
   return words.charAt(0).toUpperCase() + words.slice(1)
 }

@@ -1,6 +1,7 @@
-import type { Services } from "./Api.js"
+import { ApiError, type Services } from "./Api.js"
 import { type Child, type Column, field, h, link, table } from "./Dom.js"
 import { failure } from "./Failure.js"
+import { violationsIn } from "./Violations.js"
 import { currentRoute, href, nextPosition, pageNumber, type Position, positionOf, previousPosition, recordHref } from "./Route.js"
 
 /** Rows per page: a phone's screen of stacked rows, a laptop's without scrolling far. */
@@ -83,6 +84,18 @@ const openById = <A>(page: ListPage<A>) => {
   return h("section", { "aria-label": `Open ${page.singular} by id` }, h("h2", {}, "Open one by its id"), form)
 }
 
+/** An address typed or pasted by hand whose filter or page the service cannot read, in a sentence, and the way to the whole list. */
+const unreadable = <A>(page: ListPage<A>, error: ApiError) => {
+  const rule = violationsIn(error.details)[0]?.description
+  return h(
+    "p",
+    { class: "error", role: "alert" },
+    `This address holds a filter or page the service cannot read${rule === undefined ? "" : `: the value ${rule}`}. `,
+    link(href(page.section), `Show all ${page.plural}`),
+    "."
+  )
+}
+
 /** A list page: its filter, a page of rows newest first, the way to the pages around it, and an id to open. */
 export const listPage = <A>(page: ListPage<A>, services: Services) => {
   const { query } = currentRoute()
@@ -91,11 +104,13 @@ export const listPage = <A>(page: ListPage<A>, services: Services) => {
   const kept = page.filter === undefined ? {} : { [page.filter.param]: filterValue }
   const shown = h("div", { class: "list", "aria-live": "polite" }, h("p", {}, "Loading…"))
   const narrowed = h("div", {})
+  /** The service could not read the address: its filter is said to be wrong, not described. */
+  let unread = false
   if (page.filter !== undefined && filterValue !== undefined) {
     const filter = page.filter
-    void filter.describe(services, filterValue).then((sentence) =>
-      narrowed.replaceChildren(h("p", { class: "narrowed" }, sentence, " ", link(href(page.section), `Show all ${page.plural}`)))
-    )
+    void filter.describe(services, filterValue).then((sentence) => {
+      if (!unread) narrowed.replaceChildren(h("p", { class: "narrowed" }, sentence, " ", link(href(page.section), `Show all ${page.plural}`)))
+    })
   }
   const draw = async () => {
     try {
@@ -113,7 +128,9 @@ export const listPage = <A>(page: ListPage<A>, services: Services) => {
         paging(page.section, kept, position, next)
       )
     } catch (error) {
-      shown.replaceChildren(failure(error, page.plural))
+      unread = error instanceof ApiError && error.status === 400
+      if (unread) narrowed.replaceChildren()
+      shown.replaceChildren(unread && error instanceof ApiError ? unreadable(page, error) : failure(error, page.plural))
     }
   }
   void draw()

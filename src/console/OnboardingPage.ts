@@ -2,10 +2,11 @@ import { ApiError, rest, type Services } from "./Api.js"
 import { period } from "./Dates.js"
 import { field, h, id, link, record, table } from "./Dom.js"
 import { failure } from "./Failure.js"
-import { fieldMessages, type FormField, formInputs, workflowIdPath } from "./Fields.js"
+import { type FormField, formInputs, workflowIdPath } from "./Fields.js"
 import { runColumns } from "./Lists.js"
 import type { Created, Run } from "./Resources.js"
 import { href, recordHref } from "./Route.js"
+import { placed, violationsIn } from "./Violations.js"
 import { answered, contentEdited, type FormId, freshId, outcomeOf, toSend, typedId } from "./WorkflowId.js"
 
 /** The console's first page: the onboarding form, what it created, and the newest runs. */
@@ -142,8 +143,11 @@ export const onboardingPage = (services: Services, request: ReadonlyArray<FormFi
     } catch (error) {
       hold(answered(sending, outcomeOf(error instanceof ApiError ? error.status : undefined)))
       if (error instanceof ApiError && error.status === 400) {
-        const { fields: messages, rest: unplaced } = fieldMessages(error.message, request)
-        if (unplaced.length > 0) general.append(h("p", { class: "error", role: "alert" }, unplaced.join("; ")))
+        // A refusal without violations (the edge's: a body it could not read) is said as it is.
+        const violations = violationsIn(error.details)
+        const { fields: messages, rest: unplaced } = placed(violations, request)
+        const elsewhere = violations.length === 0 ? [error.message] : unplaced
+        if (elsewhere.length > 0) general.append(h("p", { class: "error", role: "alert" }, elsewhere.join("; ")))
         showInvalid(messages)
       } else if (error instanceof ApiError && error.status === 409) {
         showInvalid(new Map([[workflowIdPath, alreadyExists(workflowId)]]))
@@ -179,7 +183,7 @@ const recentRuns = (services: Services) => {
       const { columns, failed } = await runColumns(services, runs)
       body.replaceChildren(
         ...(failed === undefined ? [] : [failure(failed, "name")]),
-        table(`The ${runs.length} newest runs`, columns, runs),
+        table(runs.length === 1 ? "The newest run" : `The ${runs.length} newest runs`, columns, runs),
         h("p", {}, link(href("workflows"), "All workflow runs"))
       )
     } catch (error) {

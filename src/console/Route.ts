@@ -19,7 +19,8 @@ const decoded = (part: string): string => {
 }
 
 export const currentRoute = (): Route => {
-  const fragment = location.hash.replace(/^#\/?/, "")
+  const hash = location.hash.startsWith("#") ? location.hash.slice(1) : location.hash
+  const fragment = hash.startsWith("/") ? hash.slice(1) : hash
   const mark = fragment.indexOf("?")
   const path = mark === -1 ? fragment : fragment.slice(0, mark)
   const [section = "", id] = path.split("/").map(decoded)

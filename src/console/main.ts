@@ -44,6 +44,9 @@ const route = (services: Services, form: ReadonlyArray<FormField>) => {
 const tokenForm = pageElement("token-form", HTMLFormElement)
 const tokenInput = pageElement("token", HTMLInputElement)
 tokenInput.value = apiToken.get()
+// Without authentication the form is folded (Console.ts); a token this tab uses stays in sight.
+const tokenAccess = document.getElementById("token-access")
+if (tokenAccess instanceof HTMLDetailsElement && tokenInput.value !== "") tokenAccess.open = true
 tokenForm.addEventListener("submit", (event) => {
   event.preventDefault()
   apiToken.set(tokenInput.value.trim())

@@ -174,7 +174,7 @@ const port = <Rpcs extends Rpc.Any>(
       probes: probes(isReady),
       pages: options.console === undefined
         ? pages
-        : ((shown) => (request, response) => pages(request, response) || shown(request, response))(consolePages(options.console)),
+        : ((shown) => (request, response) => pages(request, response) || shown(request, response))(consolePages(options.console, Option.isSome(options.apiToken))),
       isHealth: (path) => healthPaths.has(path),
       health: (request, response) => (pathOf(request) === watchPath ? watch : connect)(request, response),
       misdirected: hostCheck(options.allowedHosts),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Schema } from "effect"
-import { fieldMessages, formIn, formInputs } from "../../src/console/Fields.js"
+import { formIn, formInputs } from "../../src/console/Fields.js"
 import { optionalDescribed } from "../../src/domain/Described.js"
 import { OnboardingProfile, OnboardingRequest } from "../../src/domain/Onboarding.js"
 import { formFields, onboardingForm } from "../../src/transports/pages/OnboardingForm.js"
@@ -37,14 +37,5 @@ describe("the console's onboarding form", () => {
     const nickname = formInputs(form).find((input) => input.path === "profile.nickname")
     expect(nickname).toMatchObject({ id: "profile-nickname", label: "What the person likes to be called", hint: "at most 64 characters", required: false })
     expect(formInputs(form).map((input) => input.path).indexOf("profile.nickname")).toBe(2)
-  })
-
-  it("a refusal's messages go under their fields, each path spelled as its field's label or clause", () => {
-    const { fields, rest } = fieldMessages("license.end: must be after license.start; org.name: must not be blank; other: no", onboardingForm)
-    expect(Object.fromEntries(fields)).toEqual({
-      "license.end": "When the license ends must be after when the license starts",
-      "org.name": "The org's display name must not be blank"
-    })
-    expect(rest).toEqual(["other: no"])
   })
 })

@@ -60,7 +60,19 @@ const scriptNamed = (name: string): Asset | undefined => {
   return scripts.get(name)
 }
 
-const consolePage = page(
+/**
+ * The API token's form: open at the top when the server asks for one; without authentication,
+ * folded under its summary (a service of another process may still ask for one), so that a phone's
+ * first screen is the page's own.
+ */
+const tokenForm = `<form id="token-form" aria-label="API access">
+    <label for="token">API token</label>
+    <input id="token" name="token" type="password" autocomplete="off" aria-describedby="token-hint" pattern="[ ]*[!-~]*[ ]*" title="An API token is visible ASCII, without spaces">
+    <button type="submit">Use</button>
+    <p id="token-hint" class="hint">Only if the server has one; kept in this tab only.</p>
+  </form>`
+
+const consolePage = (tokenRequired: boolean) => page(
   "Onboarding console",
   `<link rel="stylesheet" href="/console/console.css">`,
   `<header>
@@ -72,12 +84,9 @@ const consolePage = page(
     <a href="#/profiles">Profiles</a>
     <a href="#/licenses">Licenses</a>
   </nav>
-  <form id="token-form" aria-label="API access">
-    <label for="token">API token</label>
-    <input id="token" name="token" type="password" autocomplete="off" aria-describedby="token-hint" pattern="[ ]*[!-~]*[ ]*" title="An API token is visible ASCII, without spaces">
-    <button type="submit">Use</button>
-    <p id="token-hint" class="hint">Only if the server has one; kept in this tab only.</p>
-  </form>
+  ${tokenRequired ? tokenForm : `<details id="token-access"><summary>API token</summary>
+  ${tokenForm}
+  </details>`}
 </header>
 <main id="view" tabindex="-1"><p>Loading…</p></main>
 <script type="module" src="/console/main.js"></script>`
@@ -94,14 +103,25 @@ nav.menu { display: flex; flex-wrap: wrap; gap: .25rem 1rem; }
 nav.menu a[aria-current="page"] { font-weight: 700; }
 #token-form { display: grid; grid-template-columns: auto minmax(0, 12rem) auto; gap: .25rem .5rem; align-items: center; margin-left: auto; font-size: .9rem; }
 #token-form .hint { grid-column: 1 / -1; font-size: .8rem; }
+#token-access { margin-left: auto; font-size: .9rem; }
+#token-access summary { cursor: pointer; color: #0b5cad; }
+#token-access[open] summary { margin-bottom: .25rem; }
+#token-access #token-form { margin-left: 0; }
 main { max-width: 64rem; margin: 0 auto; padding: 1rem; }
 h1 { margin: .25rem 0 .75rem; font-size: 1.6rem; }
 h2 { font-size: 1.2rem; margin: 1.5rem 0 .5rem; }
 form { display: grid; gap: .75rem; max-width: 36rem; }
 form.inline { grid-template-columns: minmax(0, 1fr) auto; align-items: end; margin-bottom: .75rem; }
 .pair { display: grid; grid-template-columns: 1fr 1fr; gap: .75rem; }
-@media (max-width: 30rem) { .pair, form.inline { grid-template-columns: 1fr; } #token-form { margin-left: 0; } }
-.field { display: grid; gap: .2rem; min-width: 0; }
+/* Side by side, the two fields share rows (label, hint, input, message): a longer hint or a message under one moves neither input. */
+@media (min-width: 30.01rem) {
+  .pair { grid-template-rows: repeat(4, auto); row-gap: 0; }
+  .pair > .field { grid-row: span 4; grid-template-rows: subgrid; align-content: start; }
+  .pair > .field > label { grid-row: 1; } .pair > .field > .hint { grid-row: 2; }
+  .pair > .field > input { grid-row: 3; } .pair > .field > .field-message { grid-row: 4; }
+}
+@media (max-width: 30rem) { .pair, form.inline { grid-template-columns: 1fr; } #token-form, #token-access { margin-left: 0; } }
+.field { display: grid; gap: .2rem; min-width: 0; align-content: start; }
 label { font-weight: 600; }
 .hint { margin: 0; font-size: .9rem; color: #4a525c; }
 input, select, button { font: inherit; padding: .45rem .6rem; border: 1px solid #8a929c; border-radius: 4px; min-width: 0; }
@@ -145,13 +165,14 @@ th, td { text-align: left; vertical-align: top; padding: .35rem .5rem; border-bo
  * `/console/*.js`, and `/console/config.json`, which says where each service answers and what
  * the onboarding form asks (OnboardingForm.ts).
  */
-export const consolePages = (settings: ConsoleSettings) => {
+export const consolePages = (settings: ConsoleSettings, tokenRequired: boolean) => {
   const policy = { "content-security-policy": contentSecurityPolicy(settings.connectTo) }
+  const shown = consolePage(tokenRequired)
   return (request: Request, response: Response): boolean => {
     if (request.method !== "GET" && request.method !== "HEAD") return false
     const path = pathOf(request)
     if (path === "/") {
-      send(request, response, consolePage, "no-cache", policy)
+      send(request, response, shown, "no-cache", policy)
       return true
     }
     if (path === "/console/config.json") {
