@@ -82,7 +82,7 @@ export interface components {
             /** @description when the run committed, in UTC */
             createdAt: string;
         };
-        /** @description the request breaks a rule; the message names each field and its rule */
+        /** @description the request breaks a rule; the message names each field and its rule, and `details` each field's path and rule */
         InvalidArgument: {
             /**
              * @description the gRPC status code of the failure
@@ -91,8 +91,34 @@ export interface components {
             code: 3;
             /** @description what went wrong, naming the field where there is one */
             message: string;
-            /** @description empty for this kind */
-            details: unknown[];
+            /**
+             * @description the fields the request breaks, when it names any
+             * @example [
+             *       {
+             *         "@type": "type.googleapis.com/google.rpc.BadRequest",
+             *         "fieldViolations": [
+             *           {
+             *             "field": "name",
+             *             "description": "must not be blank"
+             *           }
+             *         ]
+             *       }
+             *     ]
+             */
+            details: unknown[] | [
+                components["schemas"]["BadRequest"]
+            ];
+        };
+        /** @description the fields a request breaks (google.rpc.BadRequest) */
+        BadRequest: {
+            /** @enum {string} */
+            "@type": "type.googleapis.com/google.rpc.BadRequest";
+            fieldViolations: {
+                /** @description the field's path, as the request spelled it (`fullName`, `full_name`, `license.end`) */
+                field: string;
+                /** @description the rule it breaks, in words */
+                description: string;
+            }[];
         };
         /** @description no bearer token, or not API_TOKEN */
         Unauthenticated: {
