@@ -7,9 +7,13 @@
  */
 export {
   buildSchema,
+  coerceInputValue,
   execute,
+  getNamedType,
+  getNullableType,
   getOperationAST,
   GraphQLError,
+  isEnumType,
   isInputObjectType,
   isListType,
   isNonNullType,
@@ -19,16 +23,21 @@ export {
   parse,
   Source,
   TokenKind,
+  typeFromAST,
   validate
 } from "graphql/index.js"
 export type {
+  ArgumentNode,
+  ASTNode,
   DocumentNode,
   ExecutionArgs,
   ExecutionResult,
   FragmentDefinitionNode,
   GraphQLResolveInfo,
+  GraphQLInputType,
   GraphQLType,
   GraphQLSchema,
+  ObjectValueNode,
   OperationDefinitionNode,
   SelectionSetNode,
   ValidationContext,
