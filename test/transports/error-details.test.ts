@@ -252,6 +252,26 @@ describe("a refusal's details, read by each style's client", () => {
         }
       }))
 
+    // A Connect GET carries its message as `?encoding=json&message=`; the same decoder reads it.
+    it.effect("a Connect GET's message: the BadRequest its POST carries", () =>
+      Effect.gen(function*() {
+        const { profile } = yield* Services
+        const method = `${profile}/profile.v1beta1.ProfileService/GetProfile`
+        const rows = [
+          { message: { id: "nope" }, want: [{ field: "id", description: "must be a UUID (8-4-4-4-12 hex digits)" }] },
+          { message: { id: randomUUID(), nickname: "A" }, want: [{ field: "nickname", description: "is not a known field" }] }
+        ]
+        for (const { message, want } of rows) {
+          const read = (answer: Response) =>
+            answer.json().then((json) => fromConnectError(errorFromJson(json as JsonValue, undefined, new ConnectError("not a Connect error"))))
+          const get = yield* Effect.promise(() => fetch(`${method}?encoding=json&message=${encodeURIComponent(JSON.stringify(message))}`).then(read))
+          const post = yield* Effect.promise(() =>
+            fetch(method, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(message) }).then(read)
+          )
+          expect({ message, get, post }).toEqual({ message, get: { code: Code.InvalidArgument, violations: want }, post: { code: Code.InvalidArgument, violations: want } })
+        }
+      }))
+
     it.effect("a missing record and an id holding other content: ResourceInfo naming the record", () =>
       Effect.gen(function*() {
         const { profile } = yield* Services
