@@ -1,5 +1,5 @@
 import { Cause, Effect, Record, Runtime } from "effect"
-import { type DocumentNode, execute, type ExecutionArgs, type ExecutionResult, GraphQLError, type GraphQLResolveInfo, type validate } from "./GraphqlJs.js"
+import { type DocumentNode, execute, type ExecutionArgs, type ExecutionResult, GraphQLError, type GraphQLResolveInfo, type GraphQLSchema, type ValidationRule } from "./GraphqlJs.js"
 import { createHandler as http1Handler } from "graphql-http/lib/use/http"
 import { createHandler as http2Handler } from "graphql-http/lib/use/http2"
 import * as http from "node:http"
@@ -163,7 +163,8 @@ export const graphqlHandler = <R>(
   const handlerOptions = {
     schema: api.schema,
     parse: documents.parse,
-    validate: ((schema, document, rules) => literalViolations(schema, document, documents.validate(schema, document, rules))) as typeof validate,
+    validate: (schema: GraphQLSchema, document: DocumentNode, rules?: ReadonlyArray<ValidationRule>) =>
+      literalViolations(schema, document, documents.validate(schema, document, rules)),
     execute: withVariableViolations(introspectionResults({ service: options.service ?? "", maxEntries: 100, maxBytes: 2 * 1024 * 1024 })(execute)),
     rootValue,
     context: (

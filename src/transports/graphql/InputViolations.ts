@@ -1,4 +1,4 @@
-import type { ArgumentNode, ASTNode, DocumentNode, GraphQLInputType, GraphQLSchema, ObjectValueNode, SelectionSetNode } from "./GraphqlJs.js"
+import type { ArgumentNode, ASTNode, DocumentNode, GraphQLInputType, GraphQLSchema, SelectionSetNode } from "./GraphqlJs.js"
 import {
   coerceInputValue,
   getNamedType,
@@ -7,6 +7,7 @@ import {
   GraphQLError,
   isEnumType,
   isInputObjectType,
+  isInputType,
   isListType,
   isNonNullType,
   Kind,
@@ -150,13 +151,16 @@ export const literalViolations = (schema: GraphQLSchema, document: DocumentNode,
     if (node === undefined || place === undefined) return error
     if (place.type === undefined) return violated(error, place.path, unknownFieldRule)
     if (node.kind === Kind.OBJECT && isInputObjectType(getNullableType(place.type))) {
-      const present = new Set((node as ObjectValueNode).fields.map((field) => field.name.value))
+      const present = new Set(node.fields.map((field) => field.name.value))
       const field = next(node, missing(place.type, (name) => present.has(name)))
       return field === undefined ? error : violated(error, [...place.path, field], "is required")
     }
     return violated(error, place.path, ruleOf(place.type, node.kind === Kind.NULL ? null : undefined))
   })
 }
+
+const isObject = (value: unknown): value is Readonly<Record<string, unknown>> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
 
 interface Violation {
   readonly path: ReadonlyArray<string | number>
@@ -171,8 +175,8 @@ const valueViolations = (value: unknown, type: GraphQLInputType): Array<Violatio
     const here = typeAt(type, path)
     if (here === undefined) return found.push({ path, description: "is not valid" })
     const nullable = getNullableType(here)
-    if (isInputObjectType(nullable) && typeof invalid === "object" && invalid !== null && !Array.isArray(invalid)) {
-      const object = invalid as Record<string, unknown>
+    if (isInputObjectType(nullable) && isObject(invalid)) {
+      const object = invalid
       const fields = [
         ...missing(here, (name) => object[name] !== undefined).map((field) => ({ path: [...path, field], description: "is required" })),
         ...Object.keys(object).filter((key) => nullable.getFields()[key] === undefined)
@@ -198,9 +202,9 @@ export const variableViolations = (
   const { variables } = placesIn(schema, document)
   const perVariable = new Map<ASTNode, Array<Violation>>()
   for (const definition of operation.variableDefinitions ?? []) {
-    const type = typeFromAST(schema, definition.type) as GraphQLInputType | undefined
+    const type = typeFromAST(schema, definition.type)
     const value = variableValues?.[definition.variable.name.value]
-    if (type === undefined) continue
+    if (type === undefined || !isInputType(type)) continue
     perVariable.set(
       definition,
       value === undefined ? [{ path: [], description: "is required" }] : value === null ? [{ path: [], description: ruleOf(type, null) }] : valueViolations(value, type)
