@@ -55,6 +55,8 @@ interface Want {
   readonly status?: number | undefined
   readonly code: string | number | undefined
   readonly message: string | RegExp
+  /** GraphQL's own refusal of a value: the field its one violation names (`extensions.fieldViolations`, contract §8). */
+  readonly field?: string
 }
 
 const rfc3339 = "must be an RFC 3339 timestamp between 0001-01-01 and 9999-12-31, e.g. 2023-11-16T12:00:00Z"
@@ -74,6 +76,8 @@ const invalid = {
   graphql: (message: string | RegExp): Want => ({ status: 200, code: "INVALID_ARGUMENT", message }),
   /** A request GraphQL itself cannot execute (GraphQL-over-HTTP: 400 with graphql-response+json). */
   graphqlRequest: (message: string | RegExp): Want => ({ status: 400, code: undefined, message }),
+  /** An argument or variable graphql-js refuses before any resolver: a request error, with its code and violation. */
+  graphqlInput: (message: string | RegExp, field: string): Want => ({ status: 400, code: "INVALID_ARGUMENT", message, field }),
   rpc: (message: string | RegExp): Want => ({ code: "InvalidArgument", message })
 }
 
@@ -84,6 +88,10 @@ const check = (answer: Answer, want: Want) => {
     status: want.status,
     code: want.code
   })
+  if (want.field !== undefined) {
+    const [error] = (answer.body as { errors: Array<{ extensions?: { fieldViolations?: Array<{ field: string }> } }> }).errors
+    expect(error?.extensions?.fieldViolations?.map((each) => each.field)).toEqual([want.field])
+  }
   if (want.message instanceof RegExp) expect(answer.message).toMatch(want.message)
   else expect(answer.message).toBe(want.message)
   expect(`${answer.message} ${JSON.stringify(answer.body ?? null)}`).not.toMatch(stackTrace)
@@ -366,7 +374,7 @@ const valueCases: Array<ValueCase> = [
     message: "pageSize: must be a number",
     per: {
       connectJson: invalid.connect(/ListLicensesRequest\.page_size from JSON/),
-      graphql: invalid.graphqlRequest(/Int cannot represent non-integer value: "ten"/),
+      graphql: invalid.graphqlInput(/Int cannot represent non-integer value: "ten"/, "pageSize"),
       binary: "skip"
     }
   },
@@ -426,7 +434,7 @@ const valueCases: Array<ValueCase> = [
     connectJson: invalid.connect(notUuid("id")), // proto3: an absent string is ""
     binary: invalid.grpc(notUuid("id")),
     rest: "skip", // the path carries the id
-    graphql: invalid.graphqlRequest(/Field "id" of required type "ID!" was not provided/)
+    graphql: invalid.graphqlInput(/Field "id" of required type "ID!" was not provided/, "id")
   } },
   { name: "a non-UUID id", op: "getOrg", json: { id: "not-a-uuid" }, message: notUuid("id") },
   // GET /orgs/ is the list of orgs (the router ignores a trailing slash), not a get.
@@ -500,7 +508,7 @@ const valueCases: Array<ValueCase> = [
   { name: "the name left out", op: "createOrg", json: { id: id() }, message: "name: is missing", per: {
     connectJson: invalid.connect("name: must not be blank"),
     binary: invalid.grpc("name: must not be blank"),
-    graphql: invalid.graphqlRequest(/Field "name" of required type "String!" was not provided/)
+    graphql: invalid.graphqlInput(/Field "name" of required type "String!" was not provided/, "name")
   } },
   {
     name: "a whitespace-only fullName",
@@ -631,7 +639,7 @@ const valueCases: Array<ValueCase> = [
     json: { id: id(), userId: id(), end },
     proto: { id: id(), userId: id(), end: at(endSeconds) },
     message: "start: is missing",
-    per: { graphql: invalid.graphqlRequest(/Field "start" of required type "String!" was not provided/) }
+    per: { graphql: invalid.graphqlInput(/Field "start" of required type "String!" was not provided/, "start") }
   },
   {
     name: "every rule broken at once",
@@ -678,7 +686,7 @@ const valueCases: Array<ValueCase> = [
     json: { org: { name: "Initech" }, profile: { fullName: "Peter" } },
     proto: { org: { name: "Initech" }, profile: { fullName: "Peter" } },
     message: "license: is missing",
-    per: { graphql: invalid.graphqlRequest(/Field "license" of required type "LicenseInput!" was not provided/) }
+    per: { graphql: invalid.graphqlInput(/Field "license" of required type "LicenseInput!" was not provided/, "license") }
   },
   {
     name: "everything left out",
@@ -686,7 +694,7 @@ const valueCases: Array<ValueCase> = [
     json: {},
     proto: {},
     message: "license: is missing; org: is missing; profile: is missing",
-    per: { graphql: invalid.graphqlRequest(/Field "license" of required type "LicenseInput!" was not provided/) }
+    per: { graphql: invalid.graphqlInput(/Field "license" of required type "LicenseInput!" was not provided/, "license") }
   },
   // wrong JSON types (protobuf binary has no way to say these)
   {
@@ -696,7 +704,7 @@ const valueCases: Array<ValueCase> = [
     message: "name: must be a string",
     per: {
       connectJson: invalid.connect(/CreateOrgRequest\.name from JSON: expected string, got 5/),
-      graphql: invalid.graphqlRequest(/"input\.name"; String cannot represent a non string value: 5/),
+      graphql: invalid.graphqlInput(/"input\.name"; String cannot represent a non string value: 5/, "name"),
       binary: "skip"
     }
   },
@@ -707,7 +715,7 @@ const valueCases: Array<ValueCase> = [
     message: "id: must be a string",
     per: {
       connectJson: invalid.connect(/GetOrgRequest\.id from JSON: expected string, got object/),
-      graphql: invalid.graphqlRequest(/ID cannot represent value: \{\}/),
+      graphql: invalid.graphqlInput(/ID cannot represent value: \{\}/, "id"),
       rest: "skip", // a path segment is always text
       binary: "skip"
     }
@@ -719,7 +727,7 @@ const valueCases: Array<ValueCase> = [
     message: "id: must be a string",
     per: {
       connectJson: invalid.connect(/CreateOrgRequest\.id from JSON: expected string/),
-      graphql: invalid.graphqlRequest(/ID cannot represent value/),
+      graphql: invalid.graphqlInput(/ID cannot represent value/, "id"),
       rest: "skip",
       binary: "skip"
     }
@@ -731,7 +739,7 @@ const valueCases: Array<ValueCase> = [
     message: "fullName: must be a string",
     per: {
       connectJson: invalid.connect("fullName: must not be blank"), // proto3 JSON: null is "not set"
-      graphql: invalid.graphqlRequest(/Expected non-nullable type "String!" not to be null/),
+      graphql: invalid.graphqlInput(/Expected non-nullable type "String!" not to be null/, "fullName"),
       binary: "skip"
     }
   },
@@ -742,7 +750,7 @@ const valueCases: Array<ValueCase> = [
     message: "start: must be a string",
     per: {
       connectJson: invalid.connect(badTime("start")),
-      graphql: invalid.graphqlRequest(/String cannot represent a non string value: 1700136000/),
+      graphql: invalid.graphqlInput(/String cannot represent a non string value: 1700136000/, "start"),
       binary: "skip"
     }
   },
@@ -753,7 +761,7 @@ const valueCases: Array<ValueCase> = [
     message: "org: must be an object",
     per: {
       connectJson: invalid.connect(/workflow\.v1beta1\.Org from JSON/),
-      graphql: invalid.graphqlRequest(/Expected type "OrgInput" to be an object/),
+      graphql: invalid.graphqlInput(/Expected type "OrgInput" to be an object/, "org"),
       binary: "skip"
     }
   },
@@ -764,7 +772,7 @@ const valueCases: Array<ValueCase> = [
     message: "workflowOptions.workflowId: must be a string",
     per: {
       connectJson: invalid.connect(/WorkflowOptions\.workflow_id from JSON: expected string, got 5/),
-      graphql: invalid.graphqlRequest(/String cannot represent a non string value: 5/),
+      graphql: invalid.graphqlInput(/String cannot represent a non string value: 5/, "workflowOptions.workflowId"),
       binary: "skip"
     }
   }
@@ -838,7 +846,7 @@ for (const c of valueCases) {
         op.port,
         (urls) => graphqlCall(urls[op.port], body),
         graphql,
-        graphql.code === undefined ? shapes.graphqlRequest : shapes.graphqlField(op.graphql.field)
+        graphql.status === 400 ? shapes.graphqlRequest : shapes.graphqlField(op.graphql.field)
       )
     }
     const rpc = wantFor(c, "rpc")
@@ -1557,7 +1565,7 @@ const emptyMessage = `${notUuid("id")}; name: must not be blank`
     "an unknown argument",
     "org",
     query(`{ org(id: "${randomUUID()}", nope: 1) { org { id } } }`),
-    request(/^Unknown argument "nope" on field "Query\.org"/),
+    invalid.graphqlInput(/^Unknown argument "nope" on field "Query\.org"/, "nope"),
     shapes.graphqlRequest
   )
   add(
@@ -1589,7 +1597,7 @@ const emptyMessage = `${notUuid("id")}; name: must not be blank`
     "a required variable not given",
     "org",
     query("query($id: ID!) { org(id: $id) { org { id } } }"),
-    request(/Variable "\$id" of required type "ID!" was not provided/),
+    invalid.graphqlInput(/Variable "\$id" of required type "ID!" was not provided/, "id"),
     shapes.graphqlRequest
   )
   // GraphQL's input coercion refuses fields an input type does not declare (unlike proto3 JSON).
@@ -1598,7 +1606,7 @@ const emptyMessage = `${notUuid("id")}; name: must not be blank`
     "an unknown field inside an input object",
     "org",
     query(operations.createOrg.graphql.query, { variables: { input: { ...org(), nickname: "A" } } }),
-    request(/Field "nickname" is not defined by type "CreateOrgInput"/),
+    invalid.graphqlInput(/Field "nickname" is not defined by type "CreateOrgInput"/, "nickname"),
     shapes.graphqlRequest
   )
   add(

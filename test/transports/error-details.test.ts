@@ -204,6 +204,74 @@ describe("a refusal's details, read by each style's client", () => {
         void read
       }))
 
+    // graphql-js refuses these before any resolver runs: a literal as it validates the document, a
+    // variable as it coerces it. Each error names its field as a resolver's refusal does (above).
+    it.effect("GraphQL's own refusals of an argument or a variable: INVALID_ARGUMENT and a violation each", () =>
+      Effect.gen(function*() {
+        const { profile, workflow } = yield* Services
+        const [id, orgId] = [randomUUID(), randomUUID()]
+        const create = "mutation($i: CreateProfileInput!) { createProfile(input: $i) { profile { id } } }"
+        const rows = [
+          { port: profile, query: create, variables: { i: { id, fullName: 5, orgId } }, want: [["fullName", "must be a string"]] },
+          { port: profile, query: create, variables: { i: { id, fullName: "Ada", orgId, nickname: "A" } }, want: [["nickname", "is not a known field"]] },
+          { port: profile, query: create, variables: { i: { id, orgId } }, want: [["fullName", "is required"]] },
+          { port: profile, query: create, variables: { i: { id, fullName: null, orgId } }, want: [["fullName", "must not be null"]] },
+          {
+            port: profile,
+            query: `mutation { createProfile(input: {id: "${id}", fullName: 5, orgId: "${orgId}", nickname: "A"}) { profile { id } } }`,
+            variables: {},
+            want: [["fullName", "must be a string"], ["nickname", "is not a known field"]]
+          },
+          { port: profile, query: `mutation { createProfile(input: {id: "${id}", orgId: "${orgId}"}) { profile { id } } }`, variables: {}, want: [["fullName", "is required"]] },
+          { port: profile, query: `mutation { createProfile(input: 5) { profile { id } } }`, variables: {}, want: [["input", "must be an object"]] },
+          { port: profile, query: `{ profile(id: "${id}", nope: 1) { profile { id } } }`, variables: {}, want: [["nope", "is not a known field"]] },
+          { port: profile, query: "query($id: ID!) { profile(id: $id) { profile { id } } }", variables: {}, want: [["id", "is required"]] },
+          {
+            port: profile,
+            query: "query($n: Int) { profiles(pageSize: $n) { nextPageToken } }",
+            variables: { n: "ten" },
+            want: [["pageSize", "must be a whole number from -2147483648 to 2147483647"]]
+          },
+          {
+            port: workflow,
+            query: "mutation($i: CreateOnboardingWorkflowInput!) { createOnboardingWorkflow(input: $i) { workflowId } }",
+            variables: { i: { org: { name: 5 }, profile: { fullName: "Ada", shoeSize: 10 }, license: { start: "2024-01-01T00:00:00Z", end: "2025-01-01T00:00:00Z" } } },
+            want: [["org.name", "must be a string"], ["profile.shoeSize", "is not a known field"]]
+          }
+        ]
+        for (const { port, query, variables, want } of rows) {
+          const answer = yield* Effect.promise(() =>
+            fetch(`${port}/graphql`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ query, variables }) })
+              .then((reply) => reply.json() as Promise<{ errors: Array<{ extensions?: Record<string, any> }> }>)
+          )
+          expect({ query, variables, errors: answer.errors.map((error) => [error.extensions?.["code"], error.extensions?.["fieldViolations"]]) }).toEqual({
+            query,
+            variables,
+            errors: want.map(([field, description]) => ["INVALID_ARGUMENT", [{ field, description }]])
+          })
+        }
+      }))
+
+    // A Connect GET carries its message as `?encoding=json&message=`; the same decoder reads it.
+    it.effect("a Connect GET's message: the BadRequest its POST carries", () =>
+      Effect.gen(function*() {
+        const { profile } = yield* Services
+        const method = `${profile}/profile.v1beta1.ProfileService/GetProfile`
+        const rows = [
+          { message: { id: "nope" }, want: [{ field: "id", description: "must be a UUID (8-4-4-4-12 hex digits)" }] },
+          { message: { id: randomUUID(), nickname: "A" }, want: [{ field: "nickname", description: "is not a known field" }] }
+        ]
+        for (const { message, want } of rows) {
+          const read = (answer: Response) =>
+            answer.json().then((json) => fromConnectError(errorFromJson(json as JsonValue, undefined, new ConnectError("not a Connect error"))))
+          const get = yield* Effect.promise(() => fetch(`${method}?encoding=json&message=${encodeURIComponent(JSON.stringify(message))}`).then(read))
+          const post = yield* Effect.promise(() =>
+            fetch(method, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(message) }).then(read)
+          )
+          expect({ message, get, post }).toEqual({ message, get: { code: Code.InvalidArgument, violations: want }, post: { code: Code.InvalidArgument, violations: want } })
+        }
+      }))
+
     it.effect("a missing record and an id holding other content: ResourceInfo naming the record", () =>
       Effect.gen(function*() {
         const { profile } = yield* Services

@@ -2,6 +2,9 @@ import type { Effect } from "effect"
 import type { GraphQLSchema } from "./GraphqlJs.js"
 import type { DomainError } from "../../domain/Errors.js"
 
+/** The argument of a Mutation field that holds the operation's whole payload (`createOrg(input: …)`, contract §6). */
+export const payloadArgument = "input"
+
 /** A root field's arguments, already checked and coerced by graphql-js to the types the SDL declares. */
 export type GraphqlArgs = { readonly [argument: string]: unknown }
 

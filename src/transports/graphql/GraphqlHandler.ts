@@ -1,5 +1,5 @@
 import { Cause, Effect, Record, Runtime } from "effect"
-import { type DocumentNode, execute, type ExecutionResult, GraphQLError, type GraphQLResolveInfo } from "./GraphqlJs.js"
+import { type DocumentNode, execute, type ExecutionArgs, type ExecutionResult, GraphQLError, type GraphQLResolveInfo, type GraphQLSchema, type ValidationRule } from "./GraphqlJs.js"
 import { createHandler as http1Handler } from "graphql-http/lib/use/http"
 import { createHandler as http2Handler } from "graphql-http/lib/use/http2"
 import * as http from "node:http"
@@ -21,6 +21,7 @@ import { graphqlCall, type GraphqlContext, ResolverFibers } from "./GraphqlCall.
 import { introspectionOnly } from "./IntrospectionOnly.js"
 import { introspectionResults } from "./IntrospectionResults.js"
 import { introspectionRootErrors } from "../limits/IntrospectionRoots.js"
+import { literalViolations, variableViolations } from "./InputViolations.js"
 
 export interface GraphqlHandlerOptions {
   /** Largest POST body accepted, in bytes; larger ones get RESOURCE_EXHAUSTED (413). Unbounded if unset. */
@@ -43,6 +44,16 @@ export interface GraphqlHandlerOptions {
  */
 const requestErrorsAsSuch = (result: ExecutionResult): ExecutionResult | undefined =>
   result.data === undefined && result.errors !== undefined ? result.errors as unknown as ExecutionResult : undefined
+
+/** `run`, its request errors (variables refused before any resolver) each with its field violation (InputViolations.ts). */
+const withVariableViolations = (run: typeof execute): typeof execute => (args: ExecutionArgs) => {
+  const result = run(args)
+  const annotate = (each: ExecutionResult): ExecutionResult =>
+    each.data === undefined && each.errors !== undefined
+      ? { ...each, errors: variableViolations(args.schema, args.document, args.operationName, args.variableValues, each.errors) }
+      : each
+  return result instanceof Promise ? result.then(annotate) : annotate(result)
+}
 
 /**
  * What JavaScript itself throws (a stack overflow, a JSON SyntaxError, a TypeError from a bug)
@@ -152,8 +163,9 @@ export const graphqlHandler = <R>(
   const handlerOptions = {
     schema: api.schema,
     parse: documents.parse,
-    validate: documents.validate,
-    execute: introspectionResults({ service: options.service ?? "", maxEntries: 100, maxBytes: 2 * 1024 * 1024 })(execute),
+    validate: (schema: GraphQLSchema, document: DocumentNode, rules?: ReadonlyArray<ValidationRule>) =>
+      literalViolations(schema, document, documents.validate(schema, document, rules)),
+    execute: withVariableViolations(introspectionResults({ service: options.service ?? "", maxEntries: 100, maxBytes: 2 * 1024 * 1024 })(execute)),
     rootValue,
     context: (
       request: { readonly raw: { readonly headers: Record<string, unknown> }; readonly context: { readonly res: Writable } }

@@ -7,10 +7,15 @@
  */
 export {
   buildSchema,
+  coerceInputValue,
   execute,
+  getNamedType,
+  getNullableType,
   getOperationAST,
   GraphQLError,
+  isEnumType,
   isInputObjectType,
+  isInputType,
   isListType,
   isNonNullType,
   isObjectType,
@@ -19,14 +24,18 @@ export {
   parse,
   Source,
   TokenKind,
+  typeFromAST,
   validate
 } from "graphql/index.js"
 export type {
+  ArgumentNode,
+  ASTNode,
   DocumentNode,
   ExecutionArgs,
   ExecutionResult,
   FragmentDefinitionNode,
   GraphQLResolveInfo,
+  GraphQLInputType,
   GraphQLType,
   GraphQLSchema,
   OperationDefinitionNode,

@@ -8,7 +8,7 @@ import { operation, rpcOf } from "../../operations/Operation.js"
 import { OrgOperations } from "../../contract/OrgOperations.js"
 import { ProfileOperations } from "../../contract/ProfileOperations.js"
 import { type WorkflowHandlers, WorkflowOperations } from "../../contract/WorkflowOperations.js"
-import type { GraphqlApi } from "./GraphqlApi.js"
+import { type GraphqlApi, payloadArgument } from "./GraphqlApi.js"
 import { describedSchema } from "./Descriptions.js"
 import { buildSchema } from "./GraphqlJs.js"
 import { resourceGraphql } from "./ResourceGraphql.js"
@@ -116,7 +116,7 @@ type Mutation { createOnboardingWorkflow(input: CreateOnboardingWorkflowInput!):
       getWorkflow({ workflowId: args["id"] }).pipe(
         Effect.catchTag("InvalidArgument", (invalid) => Effect.fail(invalid.renamed("workflowId", "id")))
       ),
-    createOnboardingWorkflow: (args) => createWorkflow(args["input"]),
+    createOnboardingWorkflow: (args) => createWorkflow(args[payloadArgument]),
     onboardingWorkflows: listWorkflows
   }
 }

@@ -3,7 +3,7 @@ import type * as RpcGroup from "@effect/rpc/RpcGroup"
 import { Effect } from "effect"
 import { operation, rpcOf } from "../../operations/Operation.js"
 import type { OperationHandlers } from "../../contract/OperationHandlers.js"
-import type { GraphqlApi } from "./GraphqlApi.js"
+import { type GraphqlApi, payloadArgument } from "./GraphqlApi.js"
 import { describedSchema } from "./Descriptions.js"
 import { buildSchema } from "./GraphqlJs.js"
 
@@ -34,7 +34,7 @@ export const resourceGraphql = <Rpcs extends Rpc.Any>(resource: {
     }),
     operations: {
       [resource.name]: (args) => Effect.map(get(args), (value) => ({ [resource.name]: value })),
-      [createField]: (args) => Effect.map(create(args["input"]), (value) => ({ [resource.name]: value })),
+      [createField]: (args) => Effect.map(create(args[payloadArgument]), (value) => ({ [resource.name]: value })),
       [resource.list.field]: list
     }
   }
