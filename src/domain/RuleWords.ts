@@ -8,6 +8,19 @@ import { limitsInWords } from "./Described.js"
  * optional field's included. A rule written with its own message keeps it.
  */
 
+/** What a value of each JSON kind must be, in words: one wording in every style (contract §8). */
+export const kindWords = {
+  string: "a string",
+  number: "a number",
+  wholeNumber: "a whole number",
+  boolean: "true or false",
+  object: "an object",
+  list: "a list"
+} as const
+
+/** A whole number's rule with its bounds (a 32-bit integer's, in JSON and GraphQL alike). */
+export const wholeNumberFrom = (min: bigint | number, max: bigint | number) => `must be ${kindWords.wholeNumber} from ${min} to ${max}`
+
 const literalWords = (literal: AST.LiteralValue) => JSON.stringify(typeof literal === "bigint" ? String(literal) : literal)
 
 /** What a value failing `ast` must be, in words; undefined where the schema says nothing plainer than Schema would. */
@@ -17,24 +30,24 @@ const mustBe = (ast: AST.AST): string | undefined => {
       const limits = limitsInWords(ast)
       if (limits.length > 0) return limits.join(", ")
       const schema: { readonly type?: unknown } = Option.getOrElse(AST.getJSONSchemaAnnotation(ast), () => ({}))
-      return schema.type === "integer" ? "a whole number" : mustBe(ast.from)
+      return schema.type === "integer" ? kindWords.wholeNumber : mustBe(ast.from)
     }
     case "StringKeyword":
     case "TemplateLiteral":
-      return "a string"
+      return kindWords.string
     case "NumberKeyword":
-      return "a number"
+      return kindWords.number
     case "BooleanKeyword":
-      return "true or false"
+      return kindWords.boolean
     case "Literal":
       return literalWords(ast.literal)
     case "Enums":
       return `one of: ${ast.enums.map(([, value]) => literalWords(value)).join(", ")}`
     case "TypeLiteral":
     case "Declaration":
-      return "an object"
+      return kindWords.object
     case "TupleType":
-      return "a list"
+      return kindWords.list
     case "Transformation":
       return mustBe(ast.to) ?? mustBe(ast.from)
     case "Suspend":

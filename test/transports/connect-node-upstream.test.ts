@@ -17,7 +17,7 @@ import { envelope, rawHttp } from "../reliability/support/wire.js"
  * shown on connect-node's own adapter ("upstream") and on ours, with the same routes. If an
  * upgrade fixes or changes one, its upstream expectation here fails: then the correction must go
  * (or change), not be applied twice. Checked against 2.1.1 and 2.2.0 (2.2.0 changes none of them;
- * ignoredUnknownFields, added later, against 2.1.1 only).
+ * ignoredUnknownFields and wrongJsonTypes, added later, against 2.1.1 only).
  */
 
 const routes = (router: ConnectRouter) => {
@@ -319,5 +319,20 @@ describe("ignoredUnknownFields", () => {
   it("ours: refused as invalid_argument naming the field's path", async () => {
     const refused = await connectJson(h1.ours, createOrg, misspelt)
     expect(refused).toMatchObject({ status: 400, json: { code: "invalid_argument", message: "nmae: is not a known field" } })
+  })
+})
+
+describe("wrongJsonTypes", () => {
+  const numbered = JSON.stringify({ id: "x", name: 5 })
+
+  it("upstream: refused in protobuf-es's words, naming the message's type, with no BadRequest", async () => {
+    const answer = await connectJson(h1.upstream, createOrg, numbered)
+    expect(answer).toMatchObject({ status: 400, json: { code: "invalid_argument", message: expect.stringMatching(/CreateOrgRequest\.name from JSON: expected string, got 5/) } })
+    expect(answer.json).not.toHaveProperty("details")
+  })
+
+  it("ours: refused naming the field's path and the rule, with its BadRequest", async () => {
+    const refused = await connectJson(h1.ours, createOrg, numbered)
+    expect(refused).toMatchObject({ status: 400, json: { code: "invalid_argument", message: "name: must be a string", details: [{ type: "google.rpc.BadRequest" }] } })
   })
 })

@@ -27,7 +27,7 @@ export { jsonOptionsFor } from "../corrections/connect/jsonReadOptions.js"
  * Each correction is one module of `corrections/`, named after the upstream behaviour it corrects:
  * 1 hostlessRequestThrows, 2 timerOverflowDeadlines, 3 lenientUtf8, 4 rolledOverTimestamps,
  * 5 undecodableAsInternal, 6 overEscapedGrpcMessage, 7 bodilessRefusals, 8 unboundedBinaryFields,
- * 9 readMaxBytesInMessage, 10 ignoredUnknownFields.
+ * 9 readMaxBytesInMessage, 10 ignoredUnknownFields, 11 wrongJsonTypes.
  * test/transports/connect-node-upstream.test.ts shows each behaviour on connect-node's own
  * adapter: an upgrade that fixes or changes one fails a test there, and the correction must go or
  * change with it instead of being applied twice. connect-node 2.2.0 fixes none of them.

@@ -14,6 +14,7 @@ import {
   typeFromAST
 } from "./GraphqlJs.js"
 import { FieldViolation } from "../../domain/Errors.js"
+import { kindWords, wholeNumberFrom } from "../../domain/RuleWords.js"
 import { unknownFieldRule } from "../../domain/Validation.js"
 import { graphqlErrorExtensions } from "../ErrorTable.js"
 import { payloadArgument } from "./GraphqlApi.js"
@@ -33,19 +34,19 @@ const named = (path: ReadonlyArray<string | number>): string =>
   (path.length > 1 && path[0] === payloadArgument ? path.slice(1) : path).join(".")
 
 const scalarWords: Record<string, string> = {
-  String: "must be a string",
-  ID: "must be a string or a whole number",
-  Int: "must be a whole number from -2147483648 to 2147483647",
-  Float: "must be a number",
-  Boolean: "must be true or false"
+  String: `must be ${kindWords.string}`,
+  ID: `must be ${kindWords.string} or ${kindWords.wholeNumber}`,
+  Int: wholeNumberFrom(-(2 ** 31), 2 ** 31 - 1),
+  Float: `must be ${kindWords.number}`,
+  Boolean: `must be ${kindWords.boolean}`
 }
 
 /** What a value at a place of `type` must be, in words. */
 const ruleOf = (type: GraphQLInputType, value: unknown): string => {
   if (value === null && isNonNullType(type)) return "must not be null"
   const nullable = getNullableType(type)
-  if (isInputObjectType(nullable)) return "must be an object"
-  if (isListType(nullable)) return "must be a list"
+  if (isInputObjectType(nullable)) return `must be ${kindWords.object}`
+  if (isListType(nullable)) return `must be ${kindWords.list}`
   const named = getNamedType(nullable)
   if (isEnumType(named)) return `must be one of: ${named.getValues().map((each) => each.name).join(", ")}`
   return scalarWords[named.name] ?? `must be a ${named.name}`

@@ -2,6 +2,7 @@ import type { DescMessage } from "@bufbuild/protobuf"
 import { FieldViolation } from "../../../domain/Errors.js"
 import { unknownFieldRule } from "../../../domain/Validation.js"
 import { isRecord } from "./Wire.js"
+import { hasOwnJsonForm, wrongJsonTypes } from "./wrongJsonTypes.js"
 
 /**
  * Correction 10, ignoredUnknownFields: connect-es's router reads a JSON message with
@@ -15,20 +16,21 @@ import { isRecord } from "./Wire.js"
  * protobuf's wire rule: an unknown field number is skipped.
  */
 
-/** Messages whose JSON form is not an object of their fields (a Timestamp is a string): protobuf-es reads them itself. */
-const hasOwnJsonForm = (message: DescMessage) => message.typeName.startsWith("google.protobuf.")
-
-/** Each key of `json` (read as `message`) that names no field of it, by its path: nested messages' keys too. */
+/**
+ * Each key of `json` (read as `message`) that names no field of it, and each known field's value
+ * of the wrong JSON type (wrongJsonTypes.ts), by its path: nested messages' keys too.
+ */
 export const unknownFields = (message: DescMessage, json: unknown, path: ReadonlyArray<string> = []): Array<FieldViolation> => {
   if (!isRecord(json)) return [] // not an object: connect-es refuses it with its own message
   return Object.entries(json).flatMap(([key, value]) => {
     const field = message.fields.find((each) => each.jsonName === key || each.name === key)
     if (field === undefined) return [new FieldViolation({ field: [...path, key].join("."), description: unknownFieldRule })]
     const at = [...path, field.jsonName]
-    if (field.fieldKind === "message" && !hasOwnJsonForm(field.message)) return unknownFields(field.message, value, at)
+    const wrong = wrongJsonTypes(field, value, at)
+    if (field.fieldKind === "message" && !hasOwnJsonForm(field.message)) return [...wrong, ...unknownFields(field.message, value, at)]
     if (field.fieldKind === "list" && field.listKind === "message" && !hasOwnJsonForm(field.message) && Array.isArray(value)) {
-      return value.flatMap((item, index) => unknownFields(field.message, item, [...at, String(index)]))
+      return [...wrong, ...value.flatMap((item, index) => unknownFields(field.message, item, [...at, String(index)]))]
     }
-    return []
+    return wrong
   })
 }

@@ -10,10 +10,10 @@ import { unknownFields } from "./ignoredUnknownFields.js"
 import { holdsTimestamp, timestampViolations } from "./rolledOverTimestamps.js"
 
 /**
- * The router's JSON read options for one method: strict UTF-8 (correction 3), unknown fields
- * refused by their paths (correction 10) and its Timestamps checked (correction 4), and the JSON
- * bounds (JSON_MAX_DEPTH, JSON_MAX_VALUES) held before anything parses the text — the decoder is
- * the one seam connect-es gives between a JSON message's bytes and its parser.
+ * The router's JSON read options for one method: strict UTF-8 (correction 3), unknown fields and
+ * values of the wrong JSON type refused by their paths (corrections 10 and 11) and its Timestamps
+ * checked (correction 4), and the JSON bounds (JSON_MAX_DEPTH, JSON_MAX_VALUES) held before
+ * anything parses the text — the decoder is the one seam connect-es gives between a JSON message's bytes and its parser.
  */
 export const jsonOptionsFor = (input: DescMessage, bounds: JsonBounds) => {
   const checksTimestamps = holdsTimestamp(input)
