@@ -251,8 +251,10 @@ describe("the trace exporter never holds a call up", () => {
     const { org, process } = await start({
       OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`,
       OTEL_BSP_SCHEDULE_DELAY: "50",
-      OTEL_BSP_MAX_QUEUE_SIZE: "8",
-      OTEL_BSP_MAX_EXPORT_BATCH_SIZE: "4",
+      // A queue of 2 and batches of 1, each export waiting out 200 ms: at most about 5 spans a second
+      // leave it, so 40 spans overflow it however slowly a busy machine serves the 20 calls.
+      OTEL_BSP_MAX_QUEUE_SIZE: "2",
+      OTEL_BSP_MAX_EXPORT_BATCH_SIZE: "1",
       OTEL_EXPORTER_OTLP_TIMEOUT: "200"
     })
     const create = () =>
@@ -281,7 +283,7 @@ describe("the trace exporter never holds a call up", () => {
       expect(await stopProcess(process)).toBe(0)
       silent.close()
     }
-    // 20 calls at once of at least two spans each, through a queue of 8 to a collector that is not there.
+    // 20 calls at once of at least two spans each, through a queue of 2 to a collector that is not there.
     expect(dropped["queue_full"]).toBeGreaterThan(0)
     expect(dropped["export_failed"]).toBeGreaterThan(0)
     const warnings = process.output().split("\n").filter((line) => line.includes("OpenTelemetry:"))
