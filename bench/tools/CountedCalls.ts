@@ -46,13 +46,16 @@ export const callers = (base: string, s: Scenario, concurrency: number) => {
     const made = s.freshId ? withId(s, randomUUID()) : s
     return made.style === "grpc" ? callHttp2(made) : callHttp1(made)
   }
-  /** `n` calls, `concurrency` at a time. */
+  /** `n` calls, `concurrency` at a time; the first failure stops every caller. */
   const callMany = async (n: number) => {
     let left = n
     const caller = async () => {
       while (left > 0) {
         left--
-        await call()
+        await call().catch((error: unknown) => {
+          left = 0
+          throw error
+        })
       }
     }
     await Promise.all(Array.from({ length: concurrency }, caller))
