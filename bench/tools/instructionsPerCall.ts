@@ -156,13 +156,12 @@ const countIn = async (inProcess: ReadonlyArray<Cell>) => {
   const pid = String(child.pid)
   // Under valgrind the probe answers its signal slowly.
   const bytes = probe<{ readonly bytes: number }>(child, probeDir, 60_000)
-  const dumps: Array<{ readonly cell: Cell; readonly file: string; readonly bytes: number }> = []
   try {
     for (const cell of inProcess) {
       const base = `http://127.0.0.1:${cell.server !== "ours" && cell.style === "grpc" ? grpcPort : port}`
       const s = scenario(cell.operation, cell.style, seed)
       const c = callers(base, s, cell.concurrency)
-      const cellDumps: typeof dumps = []
+      const cellDumps: Array<{ readonly file: string; readonly bytes: number }> = []
       try {
         // Ready when the call itself answers (the baselines have no /readyz).
         for (let waited = 0; !(await c.call().then(() => true, () => false)); waited++) {
@@ -182,11 +181,17 @@ const countIn = async (inProcess: ReadonlyArray<Cell>) => {
           // callgrind.out.<pid>.<n>, one per dump; the file without <n> is written at exit, with nothing counted.
           const file = readdirSync(outDir).filter((f) => f.startsWith(`callgrind.out.${pid}.`))
             .sort((a, b) => Number(a.split(".").at(-1)) - Number(b.split(".").at(-1))).at(-1)!
-          cellDumps.push({ cell, file, bytes: closed.bytes })
+          cellDumps.push({ file, bytes: closed.bytes })
           // Between windows, uncounted: what a window left for later (a collection) lands here, not in the next.
           await c.callMany(calls)
         }
-        dumps.push(...cellDumps)
+        // Split and printed now, while the server idles: a run stopped early keeps the cells it counted.
+        const windows = cellDumps.map(({ bytes, file }) => {
+          const sums = split(join(outDir, file))
+          return { rest: sums.rest / calls / 1e6, compiler: sums.compiler / calls / 1e6, gc: sums.gc / calls / 1e6, total: sums.total / calls / 1e6, bytes: bytes / calls }
+        })
+        counted.push({ cell, windows })
+        printCell({ cell, windows }, traced)
       } catch (error) {
         // A cell refused (a call failed) is reported, and the process's next cells still counted from zero.
         if (child.exitCode !== null) throw error
@@ -200,14 +205,6 @@ const countIn = async (inProcess: ReadonlyArray<Cell>) => {
   } finally {
     child.kill("SIGTERM")
     await new Promise((resolve) => child.once("exit", resolve))
-  }
-  for (const cell of inProcess.filter((cell) => dumps.some((d) => d.cell === cell))) {
-    const windows = dumps.filter((d) => d.cell === cell).map(({ bytes, file }) => {
-      const sums = split(join(outDir, file))
-      return { rest: sums.rest / calls / 1e6, compiler: sums.compiler / calls / 1e6, gc: sums.gc / calls / 1e6, total: sums.total / calls / 1e6, bytes: bytes / calls }
-    })
-    counted.push({ cell, windows })
-    printCell({ cell, windows }, traced)
   }
 }
 
