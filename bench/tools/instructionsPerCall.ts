@@ -186,12 +186,12 @@ const countIn = async (inProcess: ReadonlyArray<Cell>) => {
           await c.callMany(calls)
         }
         // Split and printed now, while the server idles: a run stopped early keeps the cells it counted.
-        const windows = cellDumps.map(({ bytes, file }) => {
+        const counts = cellDumps.map(({ bytes, file }) => {
           const sums = split(join(outDir, file))
           return { rest: sums.rest / calls / 1e6, compiler: sums.compiler / calls / 1e6, gc: sums.gc / calls / 1e6, total: sums.total / calls / 1e6, bytes: bytes / calls }
         })
-        counted.push({ cell, windows })
-        printCell({ cell, windows }, traced)
+        counted.push({ cell, windows: counts })
+        printCell({ cell, windows: counts }, traced)
       } catch (error) {
         // A cell refused (a call failed) is reported, and the process's next cells still counted from zero.
         if (child.exitCode !== null) throw error
