@@ -146,8 +146,10 @@ const countIn = async (inProcess: ReadonlyArray<Cell>) => {
       // (f) also serves gRPC, on a port of its own.
       GRPC_PORT: String(grpcPort),
       LOG_FORMAT: "json",
-      // Ours: under valgrind a queued workflow at c64 waits past the default budget of 10 s.
+      // Ours: under valgrind on a busy machine a queued workflow at c64 waits past the default
+      // budget of 10 s, and a first connection can take more than 3 s.
       DATABASE_OPERATION_TIMEOUT_MS: "600000",
+      DATABASE_CONNECT_TIMEOUT_MS: "60000",
       BYTES_PROBE_DIR: probeDir,
       ...(sink === undefined ? {} : { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_TRACES_SAMPLER: "always_on" })
     },
