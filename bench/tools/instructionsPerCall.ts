@@ -156,6 +156,8 @@ const countIn = async (inProcess: ReadonlyArray<Cell>) => {
     stdio: ["ignore", "ignore", "inherit"]
   })
   const pid = String(child.pid)
+  // Ended: exited, or killed by a signal (then exitCode stays null).
+  const ended = () => child.exitCode !== null || child.signalCode !== null
   // Under valgrind the probe answers its signal slowly.
   const bytes = probe<{ readonly bytes: number }>(child, probeDir, 60_000)
   try {
@@ -167,7 +169,7 @@ const countIn = async (inProcess: ReadonlyArray<Cell>) => {
       try {
         // Ready when the call itself answers (the baselines have no /readyz).
         for (let waited = 0; !(await c.call().then(() => true, () => false)); waited++) {
-          if (child.exitCode !== null || waited > 600) throw new Error("the process under valgrind did not become ready")
+          if (ended() || waited > 600) throw new Error("the process under valgrind did not become ready")
           await sleep(500)
         }
         process.stderr.write(`${cell.server} ${cell.operation} over ${cell.style} c${cell.concurrency}: warming up, ${warmup} calls\n`)
@@ -196,7 +198,7 @@ const countIn = async (inProcess: ReadonlyArray<Cell>) => {
         printCell({ cell, windows: counts }, traced)
       } catch (error) {
         // A cell refused (a call failed) is reported, and the process's next cells still counted from zero.
-        if (child.exitCode !== null) throw error
+        if (ended()) throw error
         execFileSync("callgrind_control", ["-i", "off", pid], { stdio: "ignore" })
         execFileSync("callgrind_control", ["-z", pid], { stdio: "ignore" })
         console.log(`\n${cell.server} ${cell.operation} over ${cell.style} c${cell.concurrency}: not counted, ${String(error)}`)
