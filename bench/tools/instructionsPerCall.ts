@@ -207,8 +207,11 @@ const countIn = async (inProcess: ReadonlyArray<Cell>) => {
       }
     }
   } finally {
-    child.kill("SIGTERM")
-    await new Promise((resolve) => child.once("exit", resolve))
+    // An ended child has fired its "exit" already: waited for, it would leave nothing to wake this process.
+    if (!ended()) {
+      child.kill("SIGTERM")
+      await new Promise((resolve) => child.once("exit", resolve))
+    }
   }
 }
 
