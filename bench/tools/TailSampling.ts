@@ -17,16 +17,17 @@ export interface ProbeWindow {
 const sleep = (millis: number) => new Promise((resolve) => setTimeout(resolve, millis))
 
 /**
- * The probe in one server process: `open` before the measured load, `close` after it, each a
- * SIGUSR2 answered by a file of the probe's (waited for, at most 5 s).
+ * The probe in one server process (this one's, bench/tools/tailProbe.ts, or another answering the
+ * same way, such as bench/tools/bytesProbe.ts): `open` before the measured load, `close` after it,
+ * each a SIGUSR2 answered by a file of the probe's (waited for, at most `waitMillis`).
  */
-export const probe = (child: ChildProcess, directory: string) => {
+export const probe = <Closed = ProbeWindow>(child: ChildProcess, directory: string, waitMillis = 5_000) => {
   let signals = 0
   const signal = async (): Promise<unknown> => {
     const file = join(directory, `probe-${++signals}.json`)
     child.kill("SIGUSR2")
     for (let waited = 0; !existsSync(file); waited += 10) {
-      if (waited > 5_000) throw new Error(`the probe in pid ${child.pid} wrote no ${file}`)
+      if (waited > waitMillis) throw new Error(`the probe in pid ${child.pid} wrote no ${file}`)
       await sleep(10)
     }
     // The file is written in one call; a read that lands mid-write is retried.
@@ -38,7 +39,7 @@ export const probe = (child: ChildProcess, directory: string) => {
       }
     }
   }
-  return { open: async () => void (await signal()), close: () => signal() as Promise<ProbeWindow> }
+  return { open: async () => void (await signal()), close: () => signal() as Promise<Closed> }
 }
 
 /** Max and mean of one gauge over the samples taken. */

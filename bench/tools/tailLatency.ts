@@ -56,7 +56,7 @@ interface Server {
   readonly url: string
   /** Our process's /metrics, where the queue gauges are. */
   readonly metricsUrl: string | undefined
-  readonly probe: ReturnType<typeof probe>
+  readonly probe: ReturnType<typeof probe<ProbeWindow>>
   readonly seed: Seed
 }
 

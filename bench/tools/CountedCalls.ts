@@ -1,0 +1,68 @@
+import { randomUUID } from "node:crypto"
+import * as http from "node:http"
+import * as http2 from "node:http2"
+import { type Scenario, withId } from "../Scenarios.js"
+
+/**
+ * The calls bench/tools/instructionsPerCall.ts makes of one cell: `concurrency` callers, each on a
+ * keep-alive connection of its own over HTTP/1.1, or streams of one HTTP/2 session for gRPC, as a
+ * gRPC client's calls are. A call with a status other than 200 (or a gRPC status other than 0)
+ * fails; a GraphQL error arrives with 200 and is not looked for: the call is checked once before.
+ */
+export const callers = (base: string, s: Scenario, concurrency: number) => {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency })
+  let session: http2.ClientHttp2Session | undefined
+  const callHttp1 = (made: Scenario) =>
+    new Promise<void>((resolve, reject) => {
+      const request = http.request(`${base}${made.path}`, { agent, method: made.method, headers: made.headers }, (response) => {
+        response.resume()
+        response.on("end", () => (response.statusCode === 200 ? resolve() : reject(new Error(`HTTP ${response.statusCode}`))))
+      })
+      request.on("error", reject)
+      request.end(made.method === "GET" ? undefined : made.body)
+    })
+  // A new session when the last one failed (the server not yet up).
+  const callHttp2 = (made: Scenario) =>
+    new Promise<void>((resolve, reject) => {
+      if (session === undefined || session.destroyed || session.closed) {
+        session = http2.connect(base)
+        session.on("error", () => undefined)
+      }
+      const stream = session.request({ ":method": made.method, ":path": made.path, ...made.headers })
+      let status: number | undefined
+      let grpcStatus: unknown
+      stream.on("response", (headers) => {
+        status = headers[":status"]
+        grpcStatus = headers["grpc-status"]
+      })
+      stream.on("trailers", (trailers) => (grpcStatus = trailers["grpc-status"]))
+      stream.resume()
+      stream.on("end", () => (status === 200 && grpcStatus === "0" ? resolve() : reject(new Error(`HTTP ${status}, grpc-status ${String(grpcStatus)}`))))
+      stream.on("error", reject)
+      stream.end(made.body)
+    })
+  /** One call: a create of a new id each time (a scenario with `freshId`), so every call does the same work. */
+  const call = () => {
+    const made = s.freshId ? withId(s, randomUUID()) : s
+    return made.style === "grpc" ? callHttp2(made) : callHttp1(made)
+  }
+  /** `n` calls, `concurrency` at a time; the first failure stops every caller. */
+  const callMany = async (n: number) => {
+    let left = n
+    const caller = async () => {
+      while (left > 0) {
+        left--
+        await call().catch((error: unknown) => {
+          left = 0
+          throw error
+        })
+      }
+    }
+    await Promise.all(Array.from({ length: concurrency }, caller))
+  }
+  const close = () => {
+    agent.destroy()
+    session?.close()
+  }
+  return { call, callMany, close }
+}
