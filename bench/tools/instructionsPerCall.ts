@@ -15,10 +15,10 @@
  *
  *   DATABASE_URL=postgres://… node dist/bench/bench/tools/instructionsPerCall.js [--server=ours|a|b|d|e|f|g|h] \
  *     [--operation=GetOrg|…|CreateOnboardingWorkflow] [--style=rest|connect-json|connect-binary|grpc|graphql] \
- *     [--concurrency=1] [--criteria] [--traced] [--warmup=4000] [--calls=300] [--windows=3] [--root=DIR]
+ *     [--concurrency=1] [--criteria] [--traced] [--warmup=4000] [--calls=300] [--windows=3] [--jobs=1] [--root=DIR]
  *
  * --server, --operation, --style and --concurrency each take a comma-separated list: every
- * combination is a cell, and one process (ours: one per service) counts its cells in turn. A table
+ * combination is a cell, and one process per server and service counts its cells in turn. A table
  * per cell, then, for more than one, ours beside each other server of the same cell (median
  * windows, ours ÷ theirs). --criteria: the criteria's cells (docs/benchmarks.md §3), ours and the
  * peer, at --concurrency (default 1,64): GetOrg, GetProfile and GetLicense over each style, and
@@ -27,7 +27,8 @@
  * --concurrency: that many calls in flight, each caller on a keep-alive connection of its own (over
  * gRPC, streams of the one HTTP/2 session, as a gRPC client's calls are), so the count includes
  * what a loaded process does per call (its gate's queue, the pool's hand-overs, batched socket
- * reads). --root: the checkout whose build to run, for a before/after pair counted by the same
+ * reads). --jobs=N: N processes counted at once (2 on two cores: each runs on one under valgrind;
+ * counts do not depend on load). --root: the checkout whose build to run, for a before/after pair counted by the same
  * tool (the default: this one).
  *
  * --server: ours (the operation's service process, the default), or a baseline serving the
@@ -101,6 +102,8 @@ const cells: ReadonlyArray<Cell> = criteria
 const warmup = option("warmup", 4000)
 const calls = option("calls", 300)
 const windows = option("windows", 3)
+// Processes counted at once: each runs single-threaded under valgrind, so two use both cores.
+const jobs = option("jobs", 1)
 const serverUrl = process.env["DATABASE_URL"] ?? ""
 if (
   serverUrl === "" || cells.length === 0 ||
@@ -112,7 +115,7 @@ if (
   console.error(
     `usage: DATABASE_URL=… instructionsPerCall [--server=ours|a|b|d|e|f|g|h] [--operation=${operations.join("|")}] ` +
       "[--style=rest|connect-json|connect-binary|grpc|graphql] [--concurrency=1] [--criteria] [--traced] " +
-      "[--warmup=4000] [--calls=300] [--windows=3] [--root=DIR] " +
+      "[--warmup=4000] [--calls=300] [--windows=3] [--jobs=1] [--root=DIR] " +
       "(each a comma-separated list but --root; a server serving the style; --traced for one cell of ours, d, f, g)"
   )
   process.exit(2)
@@ -220,8 +223,15 @@ const countIn = async (inProcess: ReadonlyArray<Cell>) => {
 
 const started = Date.now()
 try {
-  const processOf = (cell: Cell) => (cell.server === "ours" ? `ours ${serviceOf[cell.operation]}` : cell.server)
-  for (const key of [...new Set(cells.map(processOf))]) await countIn(cells.filter((cell) => processOf(cell) === key))
+  // A process per server and service (a peer serves them all, but split so the jobs even out), the
+  // one with the most cells first.
+  const processOf = (cell: Cell) => `${cell.server} ${serviceOf[cell.operation]}`
+  const cellsOf = (key: string) => cells.filter((cell) => processOf(cell) === key)
+  const queue = [...new Set(cells.map(processOf))].sort((a, b) => cellsOf(b).length - cellsOf(a).length)
+  const worker = async (): Promise<void> => {
+    for (let key = queue.shift(); key !== undefined; key = queue.shift()) await countIn(cellsOf(key))
+  }
+  await Promise.all(Array.from({ length: Math.max(1, jobs) }, worker))
   if (cells.length > 1) printSummary(counted)
   console.log(`\n${cells.length} cells counted in ${((Date.now() - started) / 60_000).toFixed(1)} min`)
   if (sink !== undefined) {
