@@ -22,7 +22,7 @@ export class Licenses extends Effect.Service<Licenses>()("Licenses", {
     const selectOne = statements.rows(licensesTable.selectBy("id"))
     const insertOne = statements.count(licensesTable.insertUnlessPresent("id"))
 
-    const find = findStored({ Request: LicenseId, Result: License, execute: (id) => selectOne([id]) })
+    const find = findStored({ Result: License, execute: (id: LicenseId) => selectOne([id]) })
     const insert = (license: License) => insertOne(licensesTable.values(license))
 
     /** Newest first, served by licenses_newest_first, or licenses_by_user_newest_first for one user. */

@@ -22,7 +22,7 @@ export class Orgs extends Effect.Service<Orgs>()("Orgs", {
     const selectOne = statements.rows(orgsTable.selectBy("id"))
     const insertOne = statements.count(orgsTable.insertUnlessPresent("id"))
 
-    const find = findStored({ Request: OrgId, Result: Org, execute: (id) => selectOne([id]) })
+    const find = findStored({ Result: Org, execute: (id: OrgId) => selectOne([id]) })
     const insert = (org: Org) => insertOne(orgsTable.values(org))
 
     /** Newest first, served by the index orgs_newest_first. */

@@ -22,7 +22,7 @@ export class Profiles extends Effect.Service<Profiles>()("Profiles", {
     const selectOne = statements.rows(profilesTable.selectBy("id"))
     const insertOne = statements.count(profilesTable.insertUnlessPresent("id"))
 
-    const find = findStored({ Request: ProfileId, Result: Profile, execute: (id) => selectOne([id]) })
+    const find = findStored({ Result: Profile, execute: (id: ProfileId) => selectOne([id]) })
     const insert = (profile: Profile) => insertOne(profilesTable.values(profile))
 
     /** Newest first, served by profiles_newest_first, or profiles_by_org_newest_first for one org. */
