@@ -24,6 +24,7 @@ export class Orgs extends Effect.Service<Orgs>()("Orgs", {
 
     const find = findStored({ Result: Org, execute: (id: OrgId) => selectOne([id]) })
     const insert = (org: Org) => insertOne(orgsTable.values(org))
+    const getOne = getOrNotFound("org", find)
 
     /** Newest first, served by the index orgs_newest_first. */
     const select = (query: PageQuery<undefined>) => (limit: number) =>
@@ -34,7 +35,7 @@ export class Orgs extends Effect.Service<Orgs>()("Orgs", {
     return {
       create: (org: Org) =>
         insertOrReplay("org", insert, find)(org).pipe(databaseOperation, outcomeUnknown("org", org.id)),
-      get: (id: OrgId) => getOrNotFound("org", find)(id).pipe(databaseOperation),
+      get: (id: OrgId) => databaseOperation(getOne(id)),
       list: (query: PageQuery<undefined>) => page(query, select(query)).pipe(databaseOperation)
     } as const
   })

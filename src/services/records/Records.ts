@@ -55,10 +55,7 @@ export const getOrNotFound = <Id extends string, A>(
   find: (id: Id) => Effect.Effect<Option.Option<A>, SqlError.SqlError>
 ) =>
 (id: Id): Effect.Effect<A, NotFound | SqlError.SqlError> =>
-  Effect.flatMap(find(id), Option.match({
-    onNone: () => Effect.fail(new NotFound({ resource, id })),
-    onSome: Effect.succeed
-  }))
+  Effect.flatMap(find(id), (found) => (Option.isSome(found) ? Effect.succeed(found.value) : Effect.fail(new NotFound({ resource, id }))))
 
 /**
  * Reads one stored row by its key, as `storedRow` reads a row. The key is bound as it stands, as
