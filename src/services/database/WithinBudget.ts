@@ -25,6 +25,11 @@ const maxTimerMillis = 2_147_483_647
  * does not answer; the same mistake is then possible, but only for a statement that ends just as
  * its budget runs out.
  *
+ * The work needs a fiber of its own: run in its caller's, a REST or GraphQL client that leaves would
+ * interrupt it, and the budget could not answer the caller `unavailable` (an interrupted fiber stays
+ * interrupted, and the work waiting in a statement cannot be resumed by anyone else). What a unit
+ * costs (docs/benchmarks.md §5) is kept to the fork, one timer and one observer.
+ *
  * The work holds a permit of the process's `DatabaseGate` from before it starts until it ends, so
  * work detached from callers that left still counts; the time spent waiting for the permit is
  * part of the budget.
