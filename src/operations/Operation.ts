@@ -74,6 +74,16 @@ const outcomeOf = (exit: Exit.Exit<unknown, unknown>): string =>
 export const notedAs = (tag: string) => <A, E, R>(run: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
   Effect.flatMap(FiberRef.get(CurrentCallNote), (note) => (note === undefined ? run : noted(note, tag, run)))
 
+/** How an operation of the call ended, told to its note: run as the operation ends, however it ends. */
+const noteExit = (note: CallNote, exit: Exit.Exit<unknown, unknown>): Effect.Effect<void> => {
+  if (note.outcome === undefined || note.outcome === "ok") note.outcome = outcomeOf(exit)
+  // The server span stands for this operation, and tells its failure when it ends (CallTelemetry.ts).
+  if (note.traced && !note.operationSpans && note.failure === undefined && Exit.isFailure(exit) && !Cause.isInterruptedOnly(exit.cause)) {
+    note.failure = exit.cause
+  }
+  return Effect.void
+}
+
 const noted = <A, E, R>(note: CallNote, tag: string, run: Effect.Effect<A, E, R>) => {
   // Each operation named once, in the order first run: a metric label, so its values stay few
   // however many fields a GraphQL document repeats.
@@ -82,14 +92,7 @@ const noted = <A, E, R>(note: CallNote, tag: string, run: Effect.Effect<A, E, R>
   const spanned = note.operationSpans
     ? Effect.withSpan(run, tag, { kind: "internal", captureStackTrace: false, attributes: { "onboarding.operation": tag } })
     : run
-  return Effect.onExit(spanned, (exit) =>
-    Effect.sync(() => {
-      if (note.outcome === undefined || note.outcome === "ok") note.outcome = outcomeOf(exit)
-      // The server span stands for this operation, and tells its failure when it ends (CallTelemetry.ts).
-      if (note.traced && !note.operationSpans && note.failure === undefined && Exit.isFailure(exit) && !Cause.isInterruptedOnly(exit.cause)) {
-        note.failure = exit.cause
-      }
-    }))
+  return Effect.onExit(spanned, (exit) => noteExit(note, exit))
 }
 
 /** The declaration of operation `tag` in a table; a tag the table does not hold is a bug in this program. */
@@ -127,6 +130,11 @@ export const operation = <Rpcs extends Rpc.Any, const Tag extends Rpcs["_tag"]>(
 ): Operation<Rpcs, Tag> => {
   const decode = requestOf(table, tag)
   const handlers = handlersOf(table)
-  const note = notedAs(tag)
-  return (input) => note(Effect.flatMap(decode(input), (request) => Effect.flatMap(handlers, (record) => record[tag](request))))
+  // One look at the fiber for the handlers and the call's note: this runs on every call.
+  return (input) =>
+    Effect.withFiberRuntime((fiber) => {
+      const run = Effect.flatMap(decode(input), (request) => Context.unsafeGet(fiber.currentContext, handlers)[tag](request))
+      const note = fiber.getFiberRef(CurrentCallNote)
+      return note === undefined ? run : noted(note, tag, run)
+    })
 }

@@ -22,8 +22,9 @@ export class Licenses extends Effect.Service<Licenses>()("Licenses", {
     const selectOne = statements.rows(licensesTable.selectBy("id"))
     const insertOne = statements.count(licensesTable.insertUnlessPresent("id"))
 
-    const find = findStored({ Request: LicenseId, Result: License, execute: (id) => selectOne([id]) })
+    const find = findStored({ Result: License, execute: (id: LicenseId) => selectOne([id]) })
     const insert = (license: License) => insertOne(licensesTable.values(license))
+    const getOne = getOrNotFound("license", find)
 
     /** Newest first, served by licenses_newest_first, or licenses_by_user_newest_first for one user. */
     const select = (query: PageQuery<UserId | undefined>) => (limit: number) =>
@@ -35,7 +36,7 @@ export class Licenses extends Effect.Service<Licenses>()("Licenses", {
     return {
       create: (license: License) =>
         insertOrReplay("license", insert, find)(license).pipe(databaseOperation, outcomeUnknown("license", license.id)),
-      get: (id: LicenseId) => getOrNotFound("license", find)(id).pipe(databaseOperation),
+      get: (id: LicenseId) => databaseOperation(getOne(id)),
       list: (query: PageQuery<UserId | undefined>) => page(query, select(query)).pipe(databaseOperation)
     } as const
   })

@@ -22,8 +22,9 @@ export class Orgs extends Effect.Service<Orgs>()("Orgs", {
     const selectOne = statements.rows(orgsTable.selectBy("id"))
     const insertOne = statements.count(orgsTable.insertUnlessPresent("id"))
 
-    const find = findStored({ Request: OrgId, Result: Org, execute: (id) => selectOne([id]) })
+    const find = findStored({ Result: Org, execute: (id: OrgId) => selectOne([id]) })
     const insert = (org: Org) => insertOne(orgsTable.values(org))
+    const getOne = getOrNotFound("org", find)
 
     /** Newest first, served by the index orgs_newest_first. */
     const select = (query: PageQuery<undefined>) => (limit: number) =>
@@ -34,7 +35,7 @@ export class Orgs extends Effect.Service<Orgs>()("Orgs", {
     return {
       create: (org: Org) =>
         insertOrReplay("org", insert, find)(org).pipe(databaseOperation, outcomeUnknown("org", org.id)),
-      get: (id: OrgId) => getOrNotFound("org", find)(id).pipe(databaseOperation),
+      get: (id: OrgId) => databaseOperation(getOne(id)),
       list: (query: PageQuery<undefined>) => page(query, select(query)).pipe(databaseOperation)
     } as const
   })

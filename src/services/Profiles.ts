@@ -22,8 +22,9 @@ export class Profiles extends Effect.Service<Profiles>()("Profiles", {
     const selectOne = statements.rows(profilesTable.selectBy("id"))
     const insertOne = statements.count(profilesTable.insertUnlessPresent("id"))
 
-    const find = findStored({ Request: ProfileId, Result: Profile, execute: (id) => selectOne([id]) })
+    const find = findStored({ Result: Profile, execute: (id: ProfileId) => selectOne([id]) })
     const insert = (profile: Profile) => insertOne(profilesTable.values(profile))
+    const getOne = getOrNotFound("profile", find)
 
     /** Newest first, served by profiles_newest_first, or profiles_by_org_newest_first for one org. */
     const select = (query: PageQuery<OrgId | undefined>) => (limit: number) =>
@@ -35,7 +36,7 @@ export class Profiles extends Effect.Service<Profiles>()("Profiles", {
     return {
       create: (profile: Profile) =>
         insertOrReplay("profile", insert, find)(profile).pipe(databaseOperation, outcomeUnknown("profile", profile.id)),
-      get: (id: ProfileId) => getOrNotFound("profile", find)(id).pipe(databaseOperation),
+      get: (id: ProfileId) => databaseOperation(getOne(id)),
       list: (query: PageQuery<OrgId | undefined>) => page(query, select(query)).pipe(databaseOperation)
     } as const
   })

@@ -55,9 +55,8 @@ export class WorkflowRuns extends Context.Tag("WorkflowRuns")<WorkflowRuns, RunS
       const statements = yield* preparedStatements
       const selectRun = statements.rows(`select ${runs.selectList}, ${createdAt} from onboarding_runs where workflow_id = $1`)
       const findRow = findStored({
-        Request: WorkflowId,
         Result: Schema.Struct({ ...OnboardingRun.fields, fingerprint: Schema.String }),
-        execute: (id) => selectRun([id])
+        execute: (id: WorkflowId) => selectRun([id])
       })
       /**
        * The run row goes first in the workflow's transaction: it claims the workflow id, so a

@@ -32,6 +32,22 @@ describe("DatabaseGate", () => {
       expect(gate.held()).toBe(2)
     }))
 
+  it.live("a permit is taken at once only while one is free, never ahead of a waiter", () =>
+    Effect.gen(function*() {
+      const gate = makeDatabaseGate({ connections: 1, maxWaiting: 1 })
+      expect(gate.tryEnter()).toBe(true)
+      expect(gate.tryEnter()).toBe(false)
+      const queued = yield* Effect.fork(gate.enter(1_000))
+      yield* settle
+      // Given back, the permit goes to the waiter: nothing is free to take at once.
+      gate.leave()
+      expect(gate.tryEnter()).toBe(false)
+      yield* Fiber.join(queued)
+      expect({ held: gate.held(), waiting: gate.waiting() }).toEqual({ held: 1, waiting: 0 })
+      gate.leave()
+      expect(gate.tryEnter()).toBe(true)
+    }))
+
   it.live("hands a permit to the waiters in the order they came", () =>
     Effect.gen(function*() {
       const gate = makeDatabaseGate({ connections: 1, maxWaiting: 10 })

@@ -1,7 +1,7 @@
 import { describe, expect, it, layer } from "@effect/vitest"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect, Equal, Layer, Schema } from "effect"
-import { LicenseId, OrgId, ProfileId, UserId } from "../../src/domain/Ids.js"
+import { LicenseId, OrgId, ProfileId, UserId, WorkflowId } from "../../src/domain/Ids.js"
 import { License } from "../../src/domain/License.js"
 import { Org } from "../../src/domain/Org.js"
 import { Profile } from "../../src/domain/Profile.js"
@@ -61,6 +61,24 @@ describe(`stored rows on ${testDatabaseKind}`, () => {
           expect(CanonicalTimestamp.make(license.start)).toBe(license.start)
         }
       }))
+  })
+})
+
+describe("keys", () => {
+  // A read binds its key as it stands (`findStored` in Records.ts), as an insert binds a value's
+  // fields: each id, decoded from any case, must encode to itself.
+  it("an id that passed the rules is its own encoded form", () => {
+    const encodesToItself = <A extends string>(Id: Schema.Schema<A, string>) => {
+      for (const given of [uuid(), "0B0E4F0E-8F57-4D57-9A43-0F0A9D1B1C11"]) {
+        const id = Schema.decodeSync(Id)(given)
+        expect(Schema.encodeSync(Id)(id)).toBe(id)
+      }
+    }
+    encodesToItself(OrgId)
+    encodesToItself(ProfileId)
+    encodesToItself(UserId)
+    encodesToItself(LicenseId)
+    encodesToItself(WorkflowId)
   })
 })
 

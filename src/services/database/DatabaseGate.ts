@@ -26,6 +26,8 @@ export interface DatabaseGate {
    * connection kept from an earlier unit (`KeptConnection`) comes with it, into `unit.kept`.
    */
   readonly enter: (budgetMillis: number, unit?: { kept: KeptConnection | undefined }) => Effect.Effect<number, Unavailable>
+  /** A permit at once, as `enter` gives one without waiting; false (nothing taken) when none is free. */
+  readonly tryEnter: (unit?: { kept: KeptConnection | undefined }) => boolean
   /**
    * Gives a permit back, to the first waiter or to the free ones, with the connection the unit
    * kept when another unit may use it (undefined once given back to the pool).
@@ -137,16 +139,21 @@ export const makeDatabaseGate = (
     next.value(connection)
   }
 
+  // A free permit is never taken ahead of a waiter: one given back goes to the first waiter.
+  const tryEnter = (unit?: { kept: KeptConnection | undefined }): boolean => {
+    if (held + idle.length >= options.connections && idle.length === 0) return false
+    held++
+    const free = idle.pop()
+    if (idle.length < untaken) untaken = idle.length
+    if (unit !== undefined) unit.kept = free
+    else if (free !== undefined) giveBack(free)
+    return true
+  }
+  const atOnce = Effect.succeed(0)
+
   const enter = (budgetMillis: number, unit?: { kept: KeptConnection | undefined }): Effect.Effect<number, Unavailable> =>
     Effect.suspend(() => {
-      if (held + idle.length < options.connections || idle.length > 0) {
-        held++
-        const free = idle.pop()
-        if (idle.length < untaken) untaken = idle.length
-        if (unit !== undefined) unit.kept = free
-        else if (free !== undefined) giveBack(free)
-        return Effect.succeed(0)
-      }
+      if (tryEnter(unit)) return atOnce
       if (waiters.size >= options.maxWaiting) return busy
       return Effect.async<number, Unavailable>((resume) => {
         const since = performance.now()
@@ -185,7 +192,7 @@ export const makeDatabaseGate = (
     for (const connection of idle.splice(0)) giveBack(connection)
   }
 
-  return { enter, leave, keeps: keepable > 0, claim, giveBack, sweep, close, held: () => held, waiting: () => waiters.size, free: () => idle.length }
+  return { enter, tryEnter, leave, keeps: keepable > 0, claim, giveBack, sweep, close, held: () => held, waiting: () => waiters.size, free: () => idle.length }
 }
 
 /**

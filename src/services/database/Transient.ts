@@ -152,6 +152,28 @@ const readOnlyWarning = Effect.logWarning(
     "(a demoted primary, until its sessions are cut, or a standby); retried"
 )
 
+const isSqlError = (e: unknown): e is SqlError.SqlError => Predicate.isTagged(e, "SqlError")
+
+/**
+ * A statement's failure as the unit's: a transient one as `Unavailable` (retried), told to the
+ * current span by `tell`; anything else a defect.
+ */
+const classify = (tell: (state: string) => Effect.Effect<void>) => (error: SqlError.SqlError) =>
+  Effect.withFiberRuntime<never, Unavailable>((fiber) => {
+    // The connection the statement ran on may be broken: the unit's next statement takes another.
+    giveBackKept(fiber)
+    if (!isTransient(error)) return Effect.die(error)
+    const state = sqlState(error)
+    return Metric.increment(Metric.tagged(transientFailures, "sqlstate", state)).pipe(
+      Effect.zipRight(state === readOnly ? readOnlyWarning : Effect.void),
+      Effect.zipRight(tell(state)),
+      Effect.zipRight(Effect.fail(databaseUnavailable()))
+    )
+  })
+
+const onFirstAttempt = classify((state) => spanEvent("database attempt failed", { "db.response.status_code": state }))
+const onRetry = classify((state) => spanAttribute("db.response.status_code", state))
+
 /**
  * Turns database errors into domain errors: transient ones into `Unavailable` (retried), anything
  * else is a defect (a bug or a broken schema, reported as `internal`). Retrying happens only at the
@@ -161,34 +183,16 @@ const readOnlyWarning = Effect.logWarning(
 export const databaseOperation = <A, E, R>(
   self: Effect.Effect<A, E | SqlError.SqlError, R>
 ): Effect.Effect<A, Exclude<E, SqlError.SqlError> | Unavailable, R> => {
-  /** `self`, its transient failures as `Unavailable`, each told to the current span by `tell`. */
-  const classified = (tell: (state: string) => Effect.Effect<void>): Effect.Effect<A, Exclude<E, SqlError.SqlError> | Unavailable, R> =>
-    Effect.catchIf(
-      self,
-      (e): e is SqlError.SqlError => Predicate.isTagged(e, "SqlError"),
-      (error) => Effect.withFiberRuntime<never, Unavailable>((fiber) => {
-        // The connection the statement ran on may be broken: the unit's next statement takes another.
-        giveBackKept(fiber)
-        if (!isTransient(error)) return Effect.die(error)
-        const state = sqlState(error)
-        return Metric.increment(Metric.tagged(transientFailures, "sqlstate", state)).pipe(
-          Effect.zipRight(state === readOnly ? readOnlyWarning : Effect.void),
-          Effect.zipRight(tell(state)),
-          Effect.zipRight(Effect.fail(databaseUnavailable()))
-        )
-      })
-    )
-  const onRetrySpan = (state: string) => spanAttribute("db.response.status_code", state)
-  const first = classified((state) => spanEvent("database attempt failed", { "db.response.status_code": state }))
-  // One look at the fiber for the open transaction, the budget, the gate and the tracer: this runs once per
-  // unit of work, and again for each statement inside a transaction.
+  // What runs once per unit of work, and again for each statement inside a transaction: the
+  // handlers are made once, not per call.
+  const first = Effect.catchIf(self, isSqlError, onFirstAttempt)
+  // One look at the fiber for the open transaction, the budget, the gate and the tracer.
   return Effect.withFiberRuntime((fiber) => {
     const context = fiber.currentContext
     if (Option.isSome(Context.getOption(context, SqlClient.TransactionConnection))) return first
-    return withinBudget(
-      retryingTransient(first, fiber.getFiberRef(FiberRef.currentTracerEnabled) ? retryAttempt(classified(onRetrySpan)) : first),
-      Context.get(context, OperationBudget),
-      Context.get(context, DatabaseGateRef)
-    )
+    const retry = fiber.getFiberRef(FiberRef.currentTracerEnabled)
+      ? retryAttempt(Effect.catchIf(self, isSqlError, onRetry))
+      : first
+    return withinBudget(retryingTransient(first, retry), Context.get(context, OperationBudget), Context.get(context, DatabaseGateRef))
   })
 }

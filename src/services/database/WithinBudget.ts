@@ -25,6 +25,11 @@ const maxTimerMillis = 2_147_483_647
  * does not answer; the same mistake is then possible, but only for a statement that ends just as
  * its budget runs out.
  *
+ * The work needs a fiber of its own: run in its caller's, a REST or GraphQL client that leaves would
+ * interrupt it, and the budget could not answer the caller `unavailable` (an interrupted fiber stays
+ * interrupted, and the work waiting in a statement cannot be resumed by anyone else). What a unit
+ * costs (docs/benchmarks.md §5) is kept to the fork, one timer and one observer.
+ *
  * The work holds a permit of the process's `DatabaseGate` from before it starts until it ends, so
  * work detached from callers that left still counts; the time spent waiting for the permit is
  * part of the budget.
@@ -40,41 +45,71 @@ export const withinBudget = <A, E, R>(
   return Effect.uninterruptibleMask((restore) => {
     // One a run: the same effect run twice is two units.
     const unit: Unit = { gate, kept: undefined }
-    return Effect.flatMap(restore(gate.enter(budgetMillis, unit)), (waited) =>
-      // The fiber answers with `self`'s exit as its value, so it never ends in a failure to report
-      // as unhandled (interruption by the timer is not reported either). Setting the log level for
-      // the fork instead, with `Effect.locally`, copied the fiber's locals twice per unit of work.
-      Effect.flatMap(Effect.forkDaemon(Effect.withFiberRuntime<Exit.Exit<A, E>, never, R>((own) => (runsUnit(own, unit), Effect.exit(restore(self))))), (fiber) => {
-        fiber.addObserver((exit) => {
-          endsUnit(fiber)
-          const kept = unit.kept
-          unit.kept = undefined
-          // A connection kept by a unit that was interrupted or died mid-statement goes back to the pool.
-          if (kept !== undefined && !reusable(exit)) gate.giveBack(kept)
-          gate.leave(kept !== undefined && reusable(exit) ? kept : undefined)
-        })
-        return restore(Effect.async<A, E | Unavailable>((resume) => {
-          let answered = false
-          const timer = setTimeout(() => {
-            // Outside any fiber (a timer's callback): the interruption is an effect of its own.
-            Effect.runFork(Fiber.interruptAsFork(fiber, FiberId.none))
-            if (answered) return
-            answered = true
-            resume(Effect.fail(budgetExpired()))
-          }, Math.max(1, budgetMillis - waited))
-          fiber.addObserver((exit) => {
-            clearTimeout(timer)
-            if (answered) return
-            answered = true
-            // A failure here is the fiber's own interruption (by the timer, or at shutdown): it has no value.
-            resume(exit._tag === "Success" ? exit.value : Exit.failCause(exit.cause))
-          })
-          // The caller has gone: its answer is no longer wanted, but the work keeps its budget.
-          return Effect.sync(() => {
-            answered = true
-          })
-        }))
-      }))
+    const detach = (waited: number) => detached(self, restore, unit, Math.max(1, budgetMillis - waited))
+    // A free permit is taken at once, with no wait to make interruptible.
+    return gate.tryEnter(unit) ? detach(0) : Effect.flatMap(restore(gate.enter(budgetMillis, unit)), detach)
   })
 }
 
+/**
+ * A unit of work forked from its caller, and the caller's wait for it: one object a unit, told
+ * once when the unit's fiber ends (the permit given back, the caller answered if it still waits),
+ * and once if the budget runs out first.
+ */
+class Detached<A, E> {
+  answer: ((effect: Effect.Effect<A, E | Unavailable>) => void) | undefined = undefined
+  timer: ReturnType<typeof setTimeout> | undefined = undefined
+  constructor(readonly fiber: Fiber.RuntimeFiber<Exit.Exit<A, E>>, readonly unit: Unit) {}
+
+  ended(exit: Exit.Exit<Exit.Exit<A, E>>): void {
+    endsUnit(this.fiber)
+    const unit = this.unit
+    const kept = unit.kept
+    unit.kept = undefined
+    // A connection kept by a unit that was interrupted or died mid-statement goes back to the pool.
+    const keep = kept !== undefined && reusable(exit)
+    if (kept !== undefined && !keep) unit.gate.giveBack(kept)
+    unit.gate.leave(keep ? kept : undefined)
+    if (this.timer !== undefined) clearTimeout(this.timer)
+    const answer = this.answer
+    if (answer === undefined) return
+    this.answer = undefined
+    // A failure here is the fiber's own interruption (by the timer, or at shutdown): it has no value.
+    answer(exit._tag === "Success" ? exit.value : Exit.failCause(exit.cause))
+  }
+
+  expired(): void {
+    this.timer = undefined
+    // Outside any fiber (a timer's callback): the interruption is an effect of its own.
+    Effect.runFork(Fiber.interruptAsFork(this.fiber, FiberId.none))
+    const answer = this.answer
+    if (answer === undefined) return
+    this.answer = undefined
+    answer(Effect.fail(budgetExpired()))
+  }
+}
+
+const detached = <A, E, R>(
+  self: Effect.Effect<A, E, R>,
+  restore: <X, Y, Z>(effect: Effect.Effect<X, Y, Z>) => Effect.Effect<X, Y, Z>,
+  unit: Unit,
+  remainingMillis: number
+): Effect.Effect<A, E | Unavailable, R> =>
+  // The fiber answers with `self`'s exit as its value, so it never ends in a failure to report
+  // as unhandled (interruption by the timer is not reported either). Setting the log level for
+  // the fork instead, with `Effect.locally`, copied the fiber's locals twice per unit of work.
+  Effect.flatMap(Effect.forkDaemon(Effect.withFiberRuntime<Exit.Exit<A, E>, never, R>((own) => (runsUnit(own, unit), Effect.exit(restore(self))))), (fiber) => {
+    const run = new Detached(fiber, unit)
+    fiber.addObserver((exit) => run.ended(exit))
+    return restore(Effect.async<A, E | Unavailable>((resume) => {
+      // Ended already (its permit given back): its answer is at hand.
+      const done = fiber.unsafePoll()
+      if (done !== null) return resume(done._tag === "Success" ? done.value : Exit.failCause(done.cause))
+      run.answer = resume
+      run.timer = setTimeout(() => run.expired(), remainingMillis)
+      // The caller has gone: its answer is no longer wanted, but the work keeps its budget.
+      return Effect.sync(() => {
+        run.answer = undefined
+      })
+    }))
+  })

@@ -54,9 +54,14 @@ export const preparedStatements = Effect.gen(function*() {
   return {
     /** The rows it returns. */
     rows: (text: string): Prepared<ReadonlyArray<unknown>> => (params) =>
-      Effect.withFiberRuntime<ReadonlyArray<unknown>, SqlError>((fiber) =>
-        on(fiber, (connection) => connection.execute(text, params, undefined), () => sql.unsafe(text, params))
-      ),
+      // Written out rather than through `on`: a read's one statement, with no closure made for it.
+      Effect.withFiberRuntime<ReadonlyArray<unknown>, SqlError>((fiber) => {
+        const connection = at(fiber)
+        if (connection === undefined) return sql.unsafe(text, params)
+        return Effect.isEffect(connection)
+          ? Effect.flatMap(connection, (reserved) => reserved.execute(text, params, undefined))
+          : connection.execute(text, params, undefined)
+      }),
     /**
      * The number of rows it wrote, where no row needs to be read back: an insert of a row whose
      * values the caller already holds learns all it needs from the count.
