@@ -48,6 +48,8 @@ export const tooManyFieldsMessage = (maxFields: number) =>
  * bound. Bytes that are not protobuf count as within it: protobuf-es refuses them, as it would anyway.
  */
 export const holdsMoreFields = (message: DescMessage, bytes: Uint8Array, maxFields: number): boolean => {
+  // Every tag counted takes at least a byte of the message: no more can be read than it has bytes.
+  if (bytes.byteLength <= maxFields) return false
   const reader = new BinaryReader(bytes)
   let left = maxFields
   const over = (type: DescMessage, end: number, nesting: number): boolean => {
@@ -98,8 +100,15 @@ const readable = async (bytes: Uint8Array, compressed: boolean, bound: FieldBoun
   }
 }
 
-const check = async (bytes: Uint8Array, compressed: boolean, bound: FieldBound): Promise<void> => {
-  const message = await readable(bytes, compressed, bound)
+/** Ends the body with the refusal when the message holds too many fields; a promise only when it must be decompressed first. */
+const check = (bytes: Uint8Array, compressed: boolean, bound: FieldBound): Promise<void> | undefined => {
+  if (compressed) return checkDecompressed(bytes, bound)
+  if (holdsMoreFields(bound.message, bytes, bound.maxFields)) throw bound.refusal()
+  return undefined
+}
+
+const checkDecompressed = async (bytes: Uint8Array, bound: FieldBound): Promise<void> => {
+  const message = await readable(bytes, true, bound)
   if (message !== undefined && holdsMoreFields(bound.message, message, bound.maxFields)) throw bound.refusal()
 }
 
@@ -118,7 +127,8 @@ export const unaryBodyBound = (body: AsyncIterable<Uint8Array>, compressed: bool
         return
       }
     }
-    await check(concat(held), compressed, bound)
+    const checked = check(concat(held), compressed, bound)
+    if (checked !== undefined) await checked
     yield* held
   }
 })
@@ -151,7 +161,8 @@ export const envelopedBodyBound = (body: AsyncIterable<Uint8Array>, bound: Field
           }
           if (size < envelopeHeader + length) break
           const bytes = concat(held)
-          await check(bytes.subarray(envelopeHeader, envelopeHeader + length), (flags & compressedFlag) !== 0, bound)
+          const checked = check(bytes.subarray(envelopeHeader, envelopeHeader + length), (flags & compressedFlag) !== 0, bound)
+          if (checked !== undefined) await checked
           const rest = bytes.subarray(envelopeHeader + length)
           held = rest.byteLength === 0 ? [] : [rest]
           size = rest.byteLength
