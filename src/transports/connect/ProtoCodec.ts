@@ -84,12 +84,14 @@ const toPayload: Direction = {
   walks: new WeakMap()
 }
 
+/** A domain Timestamp is a branded string (CanonicalTimestamp): the brand is not checked at run time. */
+const isTimestamp = (value: unknown): value is Timestamp => typeof value === "string"
+
 const toInit: Direction = {
   from: "jsonName",
   to: "localName",
-  // A domain Timestamp is a branded string (CanonicalTimestamp): the brand is not checked at run time.
-  timestamp: (value) => (typeof value === "string" ? timestampMessage(value as Timestamp) : value),
-  into: (desc) => create(desc) as Record<string, unknown>,
+  timestamp: (value) => (isTimestamp(value) ? timestampMessage(value) : value),
+  into: (desc) => create(desc),
   walks: new WeakMap()
 }
 
@@ -102,7 +104,8 @@ export const fromMessage = (desc: DescMessage, message: object): Record<string, 
 
 /** Message `desc` from a domain value (or a record of them) under the same names, its fields written into the message itself. */
 export const toMessage = <Desc extends DescMessage>(desc: Desc, value: object): MessageShape<Desc> =>
-  walkOf(toInit, desc)(value) as MessageShape<Desc>
+  // `create` hands back the message the walk made: it is one of `desc` already.
+  create(desc, walkOf(toInit, desc)(value) as never)
 
 /**
  * A unary method's connect-node handler over an operation: the request message as the payload, the

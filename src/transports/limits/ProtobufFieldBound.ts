@@ -191,7 +191,8 @@ const envelopeChecks = (bound: FieldBound) => {
       if (held[0]!.byteLength < envelopeHeader) held = [concat(held)]
       const head = held[0]!
       const flags = head[0]!
-      const length = ((head[1]! << 24) | (head[2]! << 16) | (head[3]! << 8) | head[4]!) >>> 0
+      // The head holds its five bytes (size >= envelopeHeader above): `?? 0` never applies.
+      const length = (((head[1] ?? 0) << 24) | ((head[2] ?? 0) << 16) | ((head[3] ?? 0) << 8) | (head[4] ?? 0)) >>> 0
       if (length > bound.readMaxBytes) {
         unchecked = true // connect-es refuses it by its length
         return undefined

@@ -97,7 +97,7 @@ const fixGrpcFields = (fields: Headers, settle: (code: string) => void): void =>
   if (status !== null && status !== "0") correctGrpcFields(fields, correctError)
   reencodeGrpcMessage(fields)
   if (status === "0") settle("ok")
-  else if (status !== null) settle(grpcCodeName(fields.get("grpc-status")!))
+  else if (status !== null) settle(grpcCodeName(fields.get("grpc-status") ?? status))
 }
 
 export const reencodeGrpcMessage = (fields: Headers): void => {
