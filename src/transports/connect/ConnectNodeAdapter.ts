@@ -72,9 +72,9 @@ export const connectNodeAdapter = (options: ConnectAdapterOptions): RequestHandl
       undefined,
       createContextValues().set(callKey, callOf(request))
     )
-    dropTimerOverflowDeadlines(universal.header)
+    dropTimerOverflowDeadlines(request.headers, universal.header)
     const protocol = protocolOf((request.headers["content-type"] ?? "").toLowerCase())
-    handler(bounded(handler, protocol, universal))
+    handler(bounded(handler, protocol, universal, request.headers))
       .then((answer) => {
         const refusal = answer.body === undefined ? bodilessRefusal(handler, request, answer.status) : undefined
         if (refusal !== undefined) return connectJsonRefusal(request, response, refusal.kind, refusal.message, refusal.headers)

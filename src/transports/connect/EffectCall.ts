@@ -5,7 +5,7 @@ import { callFailure, connectError } from "../ErrorTable.js"
 import { withinCall } from "../http/Calls.js"
 import { requestIdHeader } from "../http/RequestId.js"
 import { callKey } from "./ConnectNodeAdapter.js"
-import { fieldNamingOf } from "./SentJson.js"
+import { fieldNamingOf, takeJsonRead } from "./SentJson.js"
 
 /** Runs one call's Effect for a connect-node handler and turns its failure into a ConnectError. */
 export type EffectCall<R> = <A>(context: HandlerContext, effect: Effect.Effect<A, DomainError, R>) => Promise<A>
@@ -28,23 +28,39 @@ const abortedAnswer = (signal: AbortSignal): ConnectError =>
  * DEADLINE_EXCEEDED, as gRPC and Connect define it (README: a retry with the same ids resolves it).
  */
 export const effectCall = <R>(runtime: Runtime.Runtime<R>): EffectCall<R> => {
-  const runExit = Runtime.runPromiseExit(runtime)
-  const runLog = Runtime.runFork(runtime)
-  return async (context, effect) => {
-    const naming = fieldNamingOf(context)
-    if (context.signal.aborted) throw abortedAnswer(context.signal)
-    const requestId = context.requestHeader.get(requestIdHeader) ?? ""
-    const exit = await runExit(withinCall(context.values.get(callKey), requestId)(effect))
-    if (Exit.isSuccess(exit)) return exit.value
-    if (Cause.isInterruptedOnly(exit.cause)) throw new ConnectError("the call was cancelled", Code.Canceled)
-    const failure = callFailure(exit.cause, naming)
+  const runFork = Runtime.runFork(runtime)
+  /** The ConnectError a failed call is answered with; an unforeseen failure is logged first. */
+  const failed = (context: HandlerContext, json: unknown, cause: Cause.Cause<DomainError>): ConnectError => {
+    if (Cause.isInterruptedOnly(cause)) return new ConnectError("the call was cancelled", Code.Canceled)
+    const failure = callFailure(cause, fieldNamingOf(context, json))
     if (failure.kind === "Internal") {
-      runLog(
-        Effect.logError(`${context.method.parent.typeName}/${context.method.name} failed`, exit.cause).pipe(
-          Effect.annotateLogs("requestId", requestId)
+      runFork(
+        Effect.logError(`${context.method.parent.typeName}/${context.method.name} failed`, cause).pipe(
+          Effect.annotateLogs("requestId", requestIdOf(context))
         )
       )
     }
-    throw connectError(failure.kind, failure.message, failure)
+    return connectError(failure.kind, failure.message, failure)
+  }
+  // One promise a call, settled by the fiber's observer: what `runPromiseExit` does, without a
+  // second promise of an async function awaiting it.
+  return (context, effect) => {
+    const json = takeJsonRead()
+    if (context.signal.aborted) return Promise.reject(abortedAnswer(context.signal))
+    const call = context.values.get(callKey)
+    const fiber = runFork(withinCall(call, call === undefined ? requestIdOf(context) : "")(effect))
+    return new Promise((resolve, reject) =>
+      fiber.addObserver((exit) => {
+        if (Exit.isSuccess(exit)) return resolve(exit.value)
+        try {
+          reject(failed(context, json, exit.cause))
+        } catch (error) {
+          reject(error)
+        }
+      })
+    )
   }
 }
+
+/** The request id the pipeline gave the call (RequestId.ts), as its header carries it. */
+const requestIdOf = (context: HandlerContext): string => context.requestHeader.get(requestIdHeader) ?? ""

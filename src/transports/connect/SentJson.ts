@@ -33,12 +33,18 @@ const connectJson = (context: HandlerContext): boolean =>
 const grpc = (context: HandlerContext): boolean => /^application\/grpc/i.test(context.requestHeader.get("content-type") ?? "")
 
 /**
- * How this call's refusals name their fields: taken as the handler starts, before anything awaits
+ * Takes the JSON handed over for this call: called as the handler starts, before anything awaits
  * (the JSON handed over is this call's only until then).
  */
-export const fieldNamingOf = (context: HandlerContext): FieldNaming => {
+export const takeJsonRead = (): unknown => {
   const json = decoded
   decoded = undefined
-  if (!grpc(context) && connectJson(context)) return spelledIn(json)
-  return protoPath
+  return json
 }
+
+/**
+ * How this call's refusals name their fields, from the JSON `takeJsonRead` gave it: read only when
+ * the call is refused, so an answered call reads no header for it.
+ */
+export const fieldNamingOf = (context: HandlerContext, json: unknown): FieldNaming =>
+  !grpc(context) && connectJson(context) ? spelledIn(json) : protoPath

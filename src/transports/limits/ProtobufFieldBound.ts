@@ -48,6 +48,8 @@ export const tooManyFieldsMessage = (maxFields: number) =>
  * bound. Bytes that are not protobuf count as within it: protobuf-es refuses them, as it would anyway.
  */
 export const holdsMoreFields = (message: DescMessage, bytes: Uint8Array, maxFields: number): boolean => {
+  // Every tag counted takes at least a byte of the message: no more can be read than it has bytes.
+  if (bytes.byteLength <= maxFields) return false
   const reader = new BinaryReader(bytes)
   let left = maxFields
   const over = (type: DescMessage, end: number, nesting: number): boolean => {
@@ -98,8 +100,15 @@ const readable = async (bytes: Uint8Array, compressed: boolean, bound: FieldBoun
   }
 }
 
-const check = async (bytes: Uint8Array, compressed: boolean, bound: FieldBound): Promise<void> => {
-  const message = await readable(bytes, compressed, bound)
+/** Ends the body with the refusal when the message holds too many fields; a promise only when it must be decompressed first. */
+const check = (bytes: Uint8Array, compressed: boolean, bound: FieldBound): Promise<void> | undefined => {
+  if (compressed) return checkDecompressed(bytes, bound)
+  if (holdsMoreFields(bound.message, bytes, bound.maxFields)) throw bound.refusal()
+  return undefined
+}
+
+const checkDecompressed = async (bytes: Uint8Array, bound: FieldBound): Promise<void> => {
+  const message = await readable(bytes, true, bound)
   if (message !== undefined && holdsMoreFields(bound.message, message, bound.maxFields)) throw bound.refusal()
 }
 
@@ -118,7 +127,8 @@ export const unaryBodyBound = (body: AsyncIterable<Uint8Array>, compressed: bool
         return
       }
     }
-    await check(concat(held), compressed, bound)
+    const checked = check(concat(held), compressed, bound)
+    if (checked !== undefined) await checked
     yield* held
   }
 })
@@ -129,35 +139,81 @@ const compressedFlag = 0x01
 /**
  * An enveloped body (gRPC, gRPC-Web, Connect streams): each message in a 5-byte envelope (flags,
  * length). Each chunk is passed on once every envelope it completes has been checked, so
- * connect-es never holds a whole message over the bound.
+ * connect-es never holds a whole message over the bound. An iterator over the body's own, not an
+ * async generator: a chunk costs one promise more than the body's, and a message too short to hold
+ * more than `maxFields` fields (a tag takes a byte) is not copied out to be counted.
  */
 export const envelopedBodyBound = (body: AsyncIterable<Uint8Array>, bound: FieldBound): AsyncIterable<Uint8Array> => ({
-  async *[Symbol.asyncIterator]() {
-    let held: Array<Uint8Array> = []
-    let size = 0
-    let unchecked = false
-    for await (const chunk of body) {
-      if (!unchecked) {
-        held.push(chunk)
-        size += chunk.byteLength
-        while (size >= envelopeHeader) {
-          if (held[0]!.byteLength < envelopeHeader) held = [concat(held)]
-          const head = held[0]!
-          const flags = head[0]!
-          const length = Buffer.from(head.buffer, head.byteOffset, envelopeHeader).readUInt32BE(1)
-          if (length > bound.readMaxBytes) {
-            unchecked = true // connect-es refuses it by its length
-            break
+  [Symbol.asyncIterator]: (): AsyncIterator<Uint8Array> => {
+    const iterator = body[Symbol.asyncIterator]()
+    const envelopes = envelopeChecks(bound)
+    let ended = false
+    const end = (error: unknown): never => {
+      ended = true
+      void iterator.return?.()?.catch(() => undefined)
+      throw error
+    }
+    return {
+      next: () => {
+        if (ended) return Promise.resolve({ done: true, value: undefined })
+        return iterator.next().then((result) => {
+          if (result.done === true) return result
+          let checked: Promise<void> | undefined
+          try {
+            checked = envelopes(result.value)
+          } catch (error) {
+            return end(error)
           }
-          if (size < envelopeHeader + length) break
-          const bytes = concat(held)
-          await check(bytes.subarray(envelopeHeader, envelopeHeader + length), (flags & compressedFlag) !== 0, bound)
-          const rest = bytes.subarray(envelopeHeader + length)
-          held = rest.byteLength === 0 ? [] : [rest]
-          size = rest.byteLength
-        }
+          return checked === undefined ? result : checked.then(() => result, end)
+        })
+      },
+      return: (value?: unknown) => {
+        ended = true
+        return iterator.return?.(value) ?? Promise.resolve({ done: true, value: undefined })
+      },
+      // As a generator's `for await` does when the error is thrown into it: the body is closed, the error is the answer.
+      throw: (error?: unknown) => {
+        ended = true
+        void iterator.return?.()?.catch(() => undefined)
+        return Promise.reject(error)
       }
-      yield chunk
     }
   }
 })
+
+/** Takes the body's chunks in turn and checks each envelope they complete; a promise only while one is decompressed. */
+const envelopeChecks = (bound: FieldBound) => {
+  let held: Array<Uint8Array> = []
+  let size = 0
+  let unchecked = false
+  const drain = (): Promise<void> | undefined => {
+    while (size >= envelopeHeader) {
+      if (held[0]!.byteLength < envelopeHeader) held = [concat(held)]
+      const head = held[0]!
+      const flags = head[0]!
+      // The head holds its five bytes (size >= envelopeHeader above): `?? 0` never applies.
+      const length = (((head[1] ?? 0) << 24) | ((head[2] ?? 0) << 16) | ((head[3] ?? 0) << 8) | (head[4] ?? 0)) >>> 0
+      if (length > bound.readMaxBytes) {
+        unchecked = true // connect-es refuses it by its length
+        return undefined
+      }
+      if (size < envelopeHeader + length) return undefined
+      const compressed = (flags & compressedFlag) !== 0
+      const bytes = concat(held)
+      const checked = compressed || length > bound.maxFields
+        ? check(bytes.subarray(envelopeHeader, envelopeHeader + length), compressed, bound)
+        : undefined
+      const restAt = envelopeHeader + length
+      held = restAt === bytes.byteLength ? [] : [bytes.subarray(restAt)]
+      size = bytes.byteLength - restAt
+      if (checked !== undefined) return checked.then(drain)
+    }
+    return undefined
+  }
+  return (chunk: Uint8Array): Promise<void> | undefined => {
+    if (unchecked) return undefined
+    held.push(chunk)
+    size += chunk.byteLength
+    return drain()
+  }
+}

@@ -24,19 +24,13 @@ export const corrected = (
       // The router's header and trailer objects are its own, not yet written: fixed in place.
       const header = headersOf(answer.header)
       const trailer = answer.trailer === undefined ? undefined : headersOf(answer.trailer)
-      const fix = (fields: Headers) => {
-        correctGrpcFields(fields, correctError)
-        reencodeGrpcMessage(fields)
-        const status = fields.get("grpc-status")
-        if (status !== null) settle(grpcCodeName(status))
-      }
-      fix(header)
-      if (trailer === undefined) return { ...answer, header }
+      fixGrpcFields(header, settle)
       // A unary call's status is final once its first chunk is read (connect-es reads it before
       // answering); a stream's only once the body ends, so its trailers are fixed then.
-      if (method.methodKind === "unary") {
-        fix(trailer)
-        return { ...answer, header, trailer }
+      if (trailer !== undefined && method.methodKind === "unary") fixGrpcFields(trailer, settle)
+      if (trailer === undefined || method.methodKind === "unary") {
+        // The router's own Headers (the usual case) were fixed where they are: the answer is unchanged.
+        return header === answer.header && trailer === answer.trailer ? answer : { ...answer, header, ...(trailer === undefined ? {} : { trailer }) }
       }
       const body = answer.body
       return {
@@ -45,7 +39,7 @@ export const corrected = (
         trailer,
         body: (async function*() {
           yield* body
-          fix(trailer)
+          fixGrpcFields(trailer, settle)
         })()
       }
     }
@@ -92,6 +86,18 @@ const grpcMessageEncoding = (text: string): string => {
       : `%${byte.toString(16).toUpperCase().padStart(2, "0")}`
   }
   return out
+}
+
+/**
+ * gRPC status fields (the trailers, or trailers-only headers) corrected in place, and the call's
+ * code told to `settle`. An answer without an error (no status, or 0) has nothing to correct.
+ */
+const fixGrpcFields = (fields: Headers, settle: (code: string) => void): void => {
+  const status = fields.get("grpc-status")
+  if (status !== null && status !== "0") correctGrpcFields(fields, correctError)
+  reencodeGrpcMessage(fields)
+  if (status === "0") settle("ok")
+  else if (status !== null) settle(grpcCodeName(fields.get("grpc-status") ?? status))
 }
 
 export const reencodeGrpcMessage = (fields: Headers): void => {

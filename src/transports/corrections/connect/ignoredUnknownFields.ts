@@ -2,7 +2,8 @@ import type { DescMessage } from "@bufbuild/protobuf"
 import { FieldViolation } from "../../../domain/Errors.js"
 import { unknownFieldRule } from "../../../domain/Validation.js"
 import { isRecord } from "./Wire.js"
-import { hasOwnJsonForm, wrongJsonTypes } from "./wrongJsonTypes.js"
+import { fitsJsonType, hasOwnJsonForm, wrongJsonTypes } from "./wrongJsonTypes.js"
+import type { DescField } from "@bufbuild/protobuf"
 
 /**
  * Correction 10, ignoredUnknownFields: connect-es's router reads a JSON message with
@@ -33,4 +34,41 @@ export const unknownFields = (message: DescMessage, json: unknown, path: Readonl
     }
     return wrong
   })
+}
+
+/** Each message's fields by the keys a JSON object may name them by (JSON name, proto name), the first field in order winning, as `find` does above. */
+const fieldsByKey = new WeakMap<DescMessage, ReadonlyMap<string, DescField>>()
+const fieldOf = (message: DescMessage, key: string): DescField | undefined => {
+  let byKey = fieldsByKey.get(message)
+  if (byKey === undefined) {
+    const made = new Map<string, DescField>()
+    for (const field of message.fields) {
+      if (!made.has(field.jsonName)) made.set(field.jsonName, field)
+      if (!made.has(field.name)) made.set(field.name, field)
+    }
+    byKey = made
+    fieldsByKey.set(message, byKey)
+  }
+  return byKey.get(key)
+}
+
+/**
+ * Whether `unknownFields` finds nothing in `json`: the same walk, without building a path or a
+ * list, so that an ordinary request allocates nothing for it; the walk that names each violation
+ * runs only when this one finds something.
+ */
+export const onlyKnownFields = (message: DescMessage, json: unknown): boolean => {
+  if (!isRecord(json)) return true
+  for (const key in json) {
+    if (!Object.hasOwn(json, key)) continue
+    const field = fieldOf(message, key)
+    if (field === undefined) return false
+    const value = json[key]
+    if (!fitsJsonType(field, value)) return false
+    if (field.fieldKind === "message" && !hasOwnJsonForm(field.message) && !onlyKnownFields(field.message, value)) return false
+    if (field.fieldKind === "list" && field.listKind === "message" && !hasOwnJsonForm(field.message) && Array.isArray(value)) {
+      for (const item of value) if (!onlyKnownFields(field.message, item)) return false
+    }
+  }
+  return true
 }

@@ -6,7 +6,7 @@ import { spelledIn } from "../../../domain/FieldNames.js"
 import { jsonRead } from "../../connect/SentJson.js"
 import { type JsonBounds, jsonBoundsBroken } from "../../limits/JsonBounds.js"
 import { notUtf8, strictUtf8 } from "./lenientUtf8.js"
-import { unknownFields } from "./ignoredUnknownFields.js"
+import { onlyKnownFields, unknownFields } from "./ignoredUnknownFields.js"
 import { holdsTimestamp, timestampViolations } from "./rolledOverTimestamps.js"
 
 /**
@@ -36,7 +36,8 @@ export const jsonOptionsFor = (input: DescMessage, bounds: JsonBounds) => {
         } catch {
           return text // connect-es refuses malformed JSON itself
         }
-        const violations = [...unknownFields(input, json), ...(checksTimestamps ? timestampViolations(input, json) : [])]
+        const violations = onlyKnownFields(input, json) ? [] : unknownFields(input, json)
+        if (checksTimestamps) violations.push(...timestampViolations(input, json))
         if (violations.length === 0) {
           jsonRead(json)
           return text

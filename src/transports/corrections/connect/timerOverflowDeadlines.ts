@@ -19,8 +19,13 @@ const deadlineMillis: ReadonlyArray<readonly [string, (value: string) => number 
   ["connect-timeout-ms", (value) => (/^\d{1,10}$/.test(value) ? Number(value) : undefined)]
 ]
 
-export const dropTimerOverflowDeadlines = (header: Headers): void => {
+/**
+ * Drops from `header` (the router's copy) a deadline over the timer's range, read from `raw`, the
+ * Node request's own headers (a plain object: no lookup in the copy for a call that sets none).
+ */
+export const dropTimerOverflowDeadlines = (raw: Readonly<Record<string, string | Array<string> | undefined>>, header: Headers): void => {
   for (const [name, millis] of deadlineMillis) {
+    if (raw[name] === undefined) continue
     const value = header.get(name)
     if (value !== null && (millis(value) ?? 0) > maxTimerMillis) header.delete(name)
   }

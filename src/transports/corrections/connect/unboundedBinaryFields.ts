@@ -37,14 +37,23 @@ export const fieldBounded = (options: {
 }) => {
   const { acceptCompression, maxFields, readMaxBytes } = options
   const refusal = () => connectError("ResourceExhausted", tooManyFieldsMessage(maxFields))
-  return (handler: UniversalHandler, protocol: Protocol, universal: UniversalServerRequest): UniversalServerRequest => {
-    const contentType = (universal.header.get("content-type") ?? "").split(";", 1)[0]!.trim().toLowerCase()
+  return (
+    handler: UniversalHandler,
+    protocol: Protocol,
+    universal: UniversalServerRequest,
+    raw: Readonly<Record<string, string | Array<string> | undefined>>
+  ): UniversalServerRequest => {
     const body = universal.body
-    if (
-      maxFields === Number.POSITIVE_INFINITY || universal.method !== "POST" || !binaryTypes.has(contentType) ||
-      !isAsyncIterable(body)
-    ) return universal
-    const encoding = universal.header.get(encodingHeader[protocol])
+    if (maxFields === Number.POSITIVE_INFINITY || universal.method !== "POST" || !isAsyncIterable(body)) return universal
+    const contentType = (headerText(raw["content-type"]) ?? "").split(";", 1)[0]!.trim().toLowerCase()
+    if (!binaryTypes.has(contentType)) return universal
+    const encoding = headerText(raw[encodingHeader[protocol]]) ?? null
+    const compressed = encoding !== null && encoding !== "identity"
+    // A Connect unary message is the whole body: over HTTP/1.1 one of at most `maxFields` bytes,
+    // as its length says and Node holds it to, cannot hold more fields (a tag takes a byte).
+    if (protocol === "connect" && !compressed && universal.httpVersion.startsWith("1") && withinBytes(raw["content-length"], maxFields)) {
+      return universal
+    }
     const bound: FieldBound = {
       message: handler.method.input,
       maxFields,
@@ -52,10 +61,16 @@ export const fieldBounded = (options: {
       readMaxBytes,
       refusal
     }
-    const compressed = encoding !== null && encoding !== "identity"
     return {
       ...universal,
       body: protocol === "connect" ? unaryBodyBound(body, compressed, bound) : envelopedBodyBound(body, bound)
     }
   }
 }
+
+/** A header as one text, as the router's copy joins it. */
+const headerText = (value: string | Array<string> | undefined): string | undefined =>
+  Array.isArray(value) ? value.join(", ") : value
+
+const withinBytes = (contentLength: string | Array<string> | undefined, bytes: number): boolean =>
+  typeof contentLength === "string" && /^\d{1,15}$/.test(contentLength) && Number(contentLength) <= bytes

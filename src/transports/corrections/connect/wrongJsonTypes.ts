@@ -132,3 +132,22 @@ export const wrongJsonTypes = (field: DescField, json: unknown, at: ReadonlyArra
     }
   }
 }
+
+/** Whether `wrongJsonTypes` finds nothing in `json`: the same rules, without building a violation or a path. */
+export const fitsJsonType = (field: DescField, json: unknown): boolean => {
+  if (json === null) return true
+  switch (field.fieldKind) {
+    case "list": {
+      if (!Array.isArray(json)) return false
+      for (const item of json) if (eachRule(field, item) !== undefined) return false
+      return true
+    }
+    case "map": {
+      if (!isRecord(json)) return false
+      for (const key in json) if (Object.hasOwn(json, key) && eachRule(field, json[key]) !== undefined) return false
+      return true
+    }
+    default:
+      return valueRule(field, json) === undefined
+  }
+}
