@@ -39,14 +39,16 @@ export class ResolverFibers {
 export type GraphqlContext = { readonly fibers: ResolverFibers; readonly requestId: string; readonly call: Call | undefined }
 
 /**
- * Runs one root field's Effect for graphql-js. A failure is thrown as a GraphQLError carrying the
+ * Runs one root field's Effect for graphql-js; its value is the reply, or the reply's field
+ * `holder` holds it (GraphqlApi's `replies`). A failure is thrown as a GraphQLError carrying the
  * table's code and its details (`fieldViolations`, `resourceInfo`); graphql-js then adds the field's `path` and `locations` and keeps the extensions.
  */
 export type GraphqlCall<R> = <A>(
   effect: Effect.Effect<A, DomainError, R>,
   context: GraphqlContext,
-  info: GraphQLResolveInfo
-) => Promise<A>
+  info: GraphQLResolveInfo,
+  holder?: string
+) => Promise<unknown>
 
 /** Whether the operation being run selects one root field and nothing else: the call runs one operation. */
 const oneRootField = (info: GraphQLResolveInfo): boolean => {
@@ -69,17 +71,17 @@ export const graphqlCall = <R>(runtime: Runtime.Runtime<R>): GraphqlCall<R> => {
   }
   // A promise settled by the fiber's one observer: no async function and no await around it, each
   // of which is one more promise and one more turn of the microtask queue a call.
-  return <A>(effect: Effect.Effect<A, DomainError, R>, context: GraphqlContext, info: GraphQLResolveInfo): Promise<A> => {
+  return <A>(effect: Effect.Effect<A, DomainError, R>, context: GraphqlContext, info: GraphQLResolveInfo, holder?: string): Promise<unknown> => {
     const call = context.call
     if (call !== undefined && !call.severalOperations && !oneRootField(info)) call.severalOperations = true
     // The client going away interrupts the call; database work already under way finishes on its
     // own (see withinBudget).
-    return new Promise<A>((resolve, reject) => {
+    return new Promise<unknown>((resolve, reject) => {
       const fiber = runFork(withinCall(context.call, context.requestId)(effect))
       context.fibers.watch(fiber)
       fiber.addObserver((exit: Exit.Exit<A, DomainError>) => {
         context.fibers.done(fiber)
-        if (Exit.isSuccess(exit)) resolve(exit.value)
+        if (Exit.isSuccess(exit)) resolve(holder === undefined ? exit.value : { [holder]: exit.value })
         else reject(failure(exit.cause, context, info))
       })
     })

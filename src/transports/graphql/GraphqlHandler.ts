@@ -146,11 +146,11 @@ export const graphqlHandler = <R>(
 ): RequestHandler => {
   const call = graphqlCall(runtime)
   const runLog = Runtime.runFork(runtime)
-  const rootValue = Record.map(
-    api.operations,
-    (operation) => (args: GraphqlArgs, context: GraphqlContext, info: GraphQLResolveInfo) =>
-      call(Effect.suspend(() => operation(args)), context, info)
-  )
+  const rootValue = Record.map(api.operations, (operation, field) => {
+    const holder = api.replies?.[field]
+    return (args: GraphqlArgs, context: GraphqlContext, info: GraphQLResolveInfo) =>
+      call(Effect.suspend(() => operation(args)), context, info, holder)
+  })
   // One cache per handler: a document valid here is valid for this schema and these rules only.
   const limits = options.limits
   const documents = documentCache({
