@@ -1,6 +1,5 @@
 import type { ExecutionResult } from "./GraphqlJs.js"
 import { createHandler, type HandlerOptions, type OperationContext, type Response as GraphqlHttpResponse } from "graphql-http"
-import * as http from "node:http"
 import * as http2 from "node:http2"
 import type { Request, RequestHandler, Response } from "../http/RequestHandler.js"
 
@@ -57,13 +56,17 @@ export const replyWithoutErrors = (accept: string | undefined, result: Execution
 /**
  * Writes graphql-http's reply with its length: without one, a reply node:http writes after
  * `writeHead` goes out chunked (a chunk's header and the last chunk written beside the body).
- * HTTP/2 has no status text (node warns of one), so its reply goes without.
+ * Its headers are set one by one, as `writeHead` itself would set them beside those set before
+ * (the request id's), without a copy of them to add the length. HTTP/2 has no status text (node
+ * warns of one), so its reply goes without.
  */
 const reply = (response: Response, [body, init]: GraphqlHttpResponse): void => {
-  const headers: http.OutgoingHttpHeaders | undefined = body ? { ...init.headers, "content-length": Buffer.byteLength(body) } : init.headers
+  const headers = init.headers
+  if (headers !== undefined) for (const name in headers) response.setHeader(name, headers[name]!)
+  if (body) response.setHeader("content-length", Buffer.byteLength(body))
   // A response always comes from the same server, node:http or node:http2, as its request.
-  if (response instanceof http2.Http2ServerResponse) response.writeHead(init.status, headers)
-  else if (response instanceof http.ServerResponse) response.writeHead(init.status, init.statusText, headers)
+  if (response instanceof http2.Http2ServerResponse) response.writeHead(init.status)
+  else response.writeHead(init.status, init.statusText)
   if (body) response.end(body)
   else response.end()
 }
