@@ -31,7 +31,11 @@ const notJson = refusal(
 
 const notUtf8 = (what: string) => refusal("InvalidArgument", "Bad Request", `${what} is not valid UTF-8`)
 
-/** The body's bytes, or undefined as soon as they exceed `maxBytes` (the rest is never buffered). */
+/**
+ * The body's bytes, or undefined as soon as they exceed `maxBytes` (the rest is never buffered).
+ * A body that came in one chunk, as a small one does, is that chunk, not a copy of it. `on`, not
+ * `once`: 'end' comes once, and `once` wraps each listener anew.
+ */
 const readUpTo = (body: Readable, maxBytes: number) =>
   new Promise<Buffer | undefined>((resolve, reject) => {
     const chunks: Array<Buffer> = []
@@ -44,8 +48,8 @@ const readUpTo = (body: Readable, maxBytes: number) =>
       resolve(undefined)
     }
     body.on("data", onData)
-    body.once("end", () => resolve(Buffer.concat(chunks)))
-    body.once("error", reject)
+    body.on("end", () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)))
+    body.on("error", reject)
   })
 
 /** What both node:http's and node:http2's requests are. */
