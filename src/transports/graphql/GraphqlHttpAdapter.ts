@@ -61,6 +61,9 @@ export const replyWithoutErrors = (accept: string | undefined, result: Execution
  * warns of one), so its reply goes without.
  */
 const reply = (response: Response, [body, init]: GraphqlHttpResponse): void => {
+  // Answered already (the pipeline's request timeout) or gone: nothing more to write, as node's
+  // own writeHead on a closed HTTP/2 stream writes nothing.
+  if (response.headersSent || response.destroyed) return
   const headers = init.headers
   if (headers !== undefined) for (const name in headers) response.setHeader(name, headers[name]!)
   if (body) response.setHeader("content-length", Buffer.byteLength(body))
@@ -85,8 +88,7 @@ export const graphqlHttpAdapter = <Context extends OperationContext>(
   const handle = createHandler(options)
   const fail = (response: Response, error: unknown) => {
     failed(error)
-    if (response.headersSent) response.destroy()
-    else response.writeHead(500).end()
+    if (!response.headersSent && !response.destroyed) response.writeHead(500).end()
   }
   return (request, response) => {
     const { url, method } = request
