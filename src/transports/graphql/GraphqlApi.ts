@@ -18,4 +18,11 @@ export type GraphqlOperation<R> = (args: GraphqlArgs) => Effect.Effect<unknown, 
 export interface GraphqlApi<R> {
   readonly schema: GraphQLSchema
   readonly operations: { readonly [rootField: string]: GraphqlOperation<R> }
+  /**
+   * The field of a root field's reply that holds its operation's value (`org` of `{ org: … }`);
+   * a root field not named here replies with the value itself. The reply is made once the
+   * operation's fiber has ended, not as one more step of it (an `Effect.map` costs a step, its
+   * continuation and its closure a call).
+   */
+  readonly replies?: { readonly [rootField: string]: string }
 }

@@ -15,19 +15,23 @@ export class ResolverFibers {
   private gone = false
 
   constructor(response: Writable) {
-    response.once("close", () => {
+    // A response closes once: `on`, not `once`, which wraps the listener anew for each response.
+    response.on("close", () => {
       if (response.writableEnded) return
       this.gone = true
       this.running?.forEach((fiber) => fiber.unsafeInterruptAsFork(fiber.id()))
     })
   }
 
-  /** Interrupts `fiber` when the client goes away (at once, if it has). */
+  /** Interrupts `fiber` when the client goes away (at once, if it has), until it is `done`. */
   watch(fiber: Fiber.RuntimeFiber<unknown, unknown>): void {
     if (this.gone) return fiber.unsafeInterruptAsFork(fiber.id())
-    const running = (this.running ??= new Set())
-    running.add(fiber)
-    fiber.addObserver(() => running.delete(fiber))
+    ;(this.running ??= new Set()).add(fiber)
+  }
+
+  /** `fiber` has ended: the client going away no longer concerns it. */
+  done(fiber: Fiber.RuntimeFiber<unknown, unknown>): void {
+    this.running?.delete(fiber)
   }
 }
 
@@ -35,14 +39,16 @@ export class ResolverFibers {
 export type GraphqlContext = { readonly fibers: ResolverFibers; readonly requestId: string; readonly call: Call | undefined }
 
 /**
- * Runs one root field's Effect for graphql-js. A failure is thrown as a GraphQLError carrying the
+ * Runs one root field's Effect for graphql-js; its value is the reply, or the reply's field
+ * `holder` holds it (GraphqlApi's `replies`). A failure is thrown as a GraphQLError carrying the
  * table's code and its details (`fieldViolations`, `resourceInfo`); graphql-js then adds the field's `path` and `locations` and keeps the extensions.
  */
 export type GraphqlCall<R> = <A>(
   effect: Effect.Effect<A, DomainError, R>,
   context: GraphqlContext,
-  info: GraphQLResolveInfo
-) => Promise<A>
+  info: GraphQLResolveInfo,
+  holder?: string
+) => Promise<unknown>
 
 /** Whether the operation being run selects one root field and nothing else: the call runs one operation. */
 const oneRootField = (info: GraphQLResolveInfo): boolean => {
@@ -52,25 +58,32 @@ const oneRootField = (info: GraphQLResolveInfo): boolean => {
 
 export const graphqlCall = <R>(runtime: Runtime.Runtime<R>): GraphqlCall<R> => {
   const runFork = Runtime.runFork(runtime)
-  return async <A>(effect: Effect.Effect<A, DomainError, R>, context: GraphqlContext, info: GraphQLResolveInfo): Promise<A> => {
-    const call = context.call
-    if (call !== undefined && !call.severalOperations && !oneRootField(info)) call.severalOperations = true
-    // The client going away interrupts the call; database work already under way finishes on its
-    // own (see withinBudget).
-    const exit = await new Promise<Exit.Exit<A, DomainError>>((resolve) => {
-      const fiber = runFork(withinCall(context.call, context.requestId)(effect))
-      fiber.addObserver(resolve)
-      context.fibers.watch(fiber)
-    })
-    if (Exit.isSuccess(exit)) return exit.value
-    const failure = callFailure(exit.cause)
-    if (failure.kind === "Internal" && !Cause.isInterruptedOnly(exit.cause)) {
+  const failure = (cause: Cause.Cause<DomainError>, context: GraphqlContext, info: GraphQLResolveInfo): GraphQLError => {
+    const failure = callFailure(cause)
+    if (failure.kind === "Internal" && !Cause.isInterruptedOnly(cause)) {
       runFork(
-        Effect.logError(`GraphQL ${info.parentType.name}.${info.fieldName} failed`, exit.cause).pipe(
+        Effect.logError(`GraphQL ${info.parentType.name}.${info.fieldName} failed`, cause).pipe(
           Effect.annotateLogs("requestId", context.requestId)
         )
       )
     }
-    throw new GraphQLError(failure.message, { extensions: graphqlErrorExtensions(failure.kind, failure) })
+    return new GraphQLError(failure.message, { extensions: graphqlErrorExtensions(failure.kind, failure) })
+  }
+  // A promise settled by the fiber's one observer: no async function and no await around it, each
+  // of which is one more promise and one more turn of the microtask queue a call.
+  return <A>(effect: Effect.Effect<A, DomainError, R>, context: GraphqlContext, info: GraphQLResolveInfo, holder?: string): Promise<unknown> => {
+    const call = context.call
+    if (call !== undefined && !call.severalOperations && !oneRootField(info)) call.severalOperations = true
+    // The client going away interrupts the call; database work already under way finishes on its
+    // own (see withinBudget).
+    return new Promise<unknown>((resolve, reject) => {
+      const fiber = runFork(withinCall(context.call, context.requestId)(effect))
+      context.fibers.watch(fiber)
+      fiber.addObserver((exit: Exit.Exit<A, DomainError>) => {
+        context.fibers.done(fiber)
+        if (Exit.isSuccess(exit)) resolve(holder === undefined ? exit.value : { [holder]: exit.value })
+        else reject(failure(exit.cause, context, info))
+      })
+    })
   }
 }

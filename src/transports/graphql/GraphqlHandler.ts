@@ -1,15 +1,11 @@
 import { Cause, Effect, Record, Runtime } from "effect"
 import { type DocumentNode, execute, type ExecutionArgs, type ExecutionResult, GraphQLError, type GraphQLResolveInfo, type GraphQLSchema, type ValidationRule } from "./GraphqlJs.js"
-import { createHandler as http1Handler } from "graphql-http/lib/use/http"
-import { createHandler as http2Handler } from "graphql-http/lib/use/http2"
-import * as http from "node:http"
 import * as http2 from "node:http2"
-import type { Writable } from "node:stream"
-import type { RequestParams, Response as GraphqlHttpResponse } from "graphql-http"
+import type { Request as GraphqlHttpRequest, RequestParams, Response as GraphqlHttpResponse } from "graphql-http"
 import { errorBody, errorTable } from "../ErrorTable.js"
 import { deferredRefusal } from "../http/BearerAuth.js"
 import type { JsonBounds } from "../limits/JsonBounds.js"
-import type { RequestHandler } from "../http/RequestHandler.js"
+import type { Request, RequestHandler } from "../http/RequestHandler.js"
 import { answered, callOf, codeName } from "../http/Calls.js"
 import { requestIdIn } from "../http/RequestId.js"
 import { boundedRequestParams } from "../limits/BoundedRequestParams.js"
@@ -18,6 +14,7 @@ import { documentCache } from "./DocumentCache.js"
 import type { GraphqlApi, GraphqlArgs } from "./GraphqlApi.js"
 import { limitErrors, type QueryLimits } from "../limits/QueryLimits.js"
 import { graphqlCall, type GraphqlContext, ResolverFibers } from "./GraphqlCall.js"
+import { graphqlHttpAdapter, replyWithoutErrors, type ResponseContext } from "./GraphqlHttpAdapter.js"
 import { introspectionOnly } from "./IntrospectionOnly.js"
 import { introspectionResults } from "./IntrospectionResults.js"
 import { introspectionRootErrors } from "../limits/IntrospectionRoots.js"
@@ -45,15 +42,14 @@ export interface GraphqlHandlerOptions {
 const requestErrorsAsSuch = (result: ExecutionResult): ExecutionResult | undefined =>
   result.data === undefined && result.errors !== undefined ? result.errors as unknown as ExecutionResult : undefined
 
-/** `run`, its request errors (variables refused before any resolver) each with its field violation (InputViolations.ts). */
-const withVariableViolations = (run: typeof execute): typeof execute => (args: ExecutionArgs) => {
-  const result = run(args)
-  const annotate = (each: ExecutionResult): ExecutionResult =>
-    each.data === undefined && each.errors !== undefined
-      ? { ...each, errors: variableViolations(args.schema, args.document, args.operationName, args.variableValues, each.errors) }
-      : each
-  return result instanceof Promise ? result.then(annotate) : annotate(result)
-}
+/**
+ * A result's request errors (variables refused before any resolver), each with its field
+ * violation (InputViolations.ts); the result as it is otherwise.
+ */
+const withVariableViolations = (args: ExecutionArgs, result: ExecutionResult): ExecutionResult =>
+  result.data === undefined && result.errors !== undefined
+    ? { ...result, errors: variableViolations(args.schema, args.document, args.operationName, args.variableValues, result.errors) }
+    : result
 
 /**
  * What JavaScript itself throws (a stack overflow, a JSON SyntaxError, a TypeError from a bug)
@@ -87,47 +83,55 @@ const schemaOnlyWithoutToken = (
   readParams: ReturnType<typeof boundedRequestParams>,
   readTokenless: ReturnType<typeof boundedRequestParams>,
   parseDocument: (text: string) => DocumentNode
-) =>
-async (request: Parameters<typeof readParams>[0]): Promise<RequestParams | GraphqlHttpResponse> => {
-  const refusal = deferredRefusal(request.raw)
-  if (refusal === undefined) return readParams(request)
-  // graphql-http throws what it cannot read (a body that is not JSON): not introspection either.
-  let timer: ReturnType<typeof setTimeout> | undefined
-  const params = await Promise.race([
-    readTokenless(request).catch(() => undefined),
-    new Promise<undefined>((resolve) => timer = setTimeout(() => resolve(undefined), tokenlessReadMillis))
-  ])
-  clearTimeout(timer)
-  // Parameters, not an answer (graphql-http's [body, init] pair).
-  if (params !== undefined && "query" in params) {
-    const { operationName, query } = params
-    try {
-      if (typeof query === "string" && introspectionOnly(parseDocument(query), operationName)) return params
-    } catch {
-      // Not a document: not introspection either.
+) => {
+  type Params = Parameters<typeof readParams>[0]
+  const tokenless = async (
+    request: Params,
+    refusal: NonNullable<ReturnType<typeof deferredRefusal>>
+  ): Promise<RequestParams | GraphqlHttpResponse> => {
+    // graphql-http throws what it cannot read (a body that is not JSON): not introspection either.
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const params = await Promise.race([
+      readTokenless(request).catch(() => undefined),
+      new Promise<undefined>((resolve) => timer = setTimeout(() => resolve(undefined), tokenlessReadMillis))
+    ])
+    clearTimeout(timer)
+    // Parameters, not an answer (graphql-http's [body, init] pair).
+    if (params !== undefined && "query" in params) {
+      const { operationName, query } = params
+      try {
+        if (typeof query === "string" && introspectionOnly(parseDocument(query), operationName)) return params
+      } catch {
+        // Not a document: not introspection either.
+      }
     }
-  }
-  answered(request.raw, codeName(refusal.kind))
-  // A body still arriving is not read on: over HTTP/2 the client is told to stop sending once the
-  // answer is out (RST_STREAM NO_ERROR, as Refusal.ts does), or it could go on sending for nothing.
-  const raw = request.raw
-  if (raw instanceof http2.Http2ServerRequest && !raw.complete) {
-    // On the turn after the answer's 'finish': at 'finish' itself the stream has not sent its end
-    // yet (state.localClose 0), and a close there was seen to have no effect.
-    raw.stream.once("finish", () =>
-      setImmediate(() => {
-        if (!raw.stream.destroyed && !raw.stream.state.remoteClose) raw.stream.close(http2.constants.NGHTTP2_NO_ERROR)
-      })
-    )
-  }
-  return [
-    JSON.stringify(errorBody.graphql(refusal.kind, refusal.message)),
-    {
-      status: errorTable[refusal.kind].http,
-      statusText: "Unauthorized",
-      headers: { "content-type": "application/json", ...refusal.headers }
+    answered(request.raw, codeName(refusal.kind))
+    // A body still arriving is not read on: over HTTP/2 the client is told to stop sending once the
+    // answer is out (RST_STREAM NO_ERROR, as Refusal.ts does), or it could go on sending for nothing.
+    const raw = request.raw
+    if (raw instanceof http2.Http2ServerRequest && !raw.complete) {
+      // On the turn after the answer's 'finish': at 'finish' itself the stream has not sent its end
+      // yet (state.localClose 0), and a close there was seen to have no effect.
+      raw.stream.once("finish", () =>
+        setImmediate(() => {
+          if (!raw.stream.destroyed && !raw.stream.state.remoteClose) raw.stream.close(http2.constants.NGHTTP2_NO_ERROR)
+        })
+      )
     }
-  ]
+    return [
+      JSON.stringify(errorBody.graphql(refusal.kind, refusal.message)),
+      {
+        status: errorTable[refusal.kind].http,
+        statusText: "Unauthorized",
+        headers: { "content-type": "application/json", ...refusal.headers }
+      }
+    ]
+  }
+  return (request: Params): Promise<RequestParams | GraphqlHttpResponse> => {
+    const refusal = deferredRefusal(request.raw)
+    // A call with the token gets the read itself, not awaited again in an async function here.
+    return refusal === undefined ? readParams(request) : tokenless(request, refusal)
+  }
 }
 
 /**
@@ -142,11 +146,11 @@ export const graphqlHandler = <R>(
 ): RequestHandler => {
   const call = graphqlCall(runtime)
   const runLog = Runtime.runFork(runtime)
-  const rootValue = Record.map(
-    api.operations,
-    (operation) => (args: GraphqlArgs, context: GraphqlContext, info: GraphQLResolveInfo) =>
-      call(Effect.suspend(() => operation(args)), context, info)
-  )
+  const rootValue = Record.map(api.operations, (operation, field) => {
+    const holder = api.replies?.[field]
+    return (args: GraphqlArgs, context: GraphqlContext, info: GraphQLResolveInfo) =>
+      call(Effect.suspend(() => operation(args)), context, info, holder)
+  })
   // One cache per handler: a document valid here is valid for this schema and these rules only.
   const limits = options.limits
   const documents = documentCache({
@@ -165,16 +169,16 @@ export const graphqlHandler = <R>(
     parse: documents.parse,
     validate: (schema: GraphQLSchema, document: DocumentNode, rules?: ReadonlyArray<ValidationRule>) =>
       literalViolations(schema, document, documents.validate(schema, document, rules)),
-    execute: withVariableViolations(introspectionResults({ service: options.service ?? "", maxEntries: 100, maxBytes: 2 * 1024 * 1024 })(execute)),
+    execute: introspectionResults({ service: options.service ?? "", maxEntries: 100, maxBytes: 2 * 1024 * 1024 })(execute),
     rootValue,
-    context: (
-      request: { readonly raw: { readonly headers: Record<string, unknown> }; readonly context: { readonly res: Writable } }
-    ): GraphqlContext => ({
+    context: (request: GraphqlHttpRequest<Request, ResponseContext>): GraphqlContext => ({
       fibers: new ResolverFibers(request.context.res),
       requestId: requestIdIn(request.raw.headers),
       call: callOf(request.raw)
     }),
-    onOperation: (_request: unknown, _args: unknown, result: ExecutionResult) => requestErrorsAsSuch(result),
+    // Here rather than around `execute`, whose result is a promise: no second promise a call.
+    onOperation: (request: GraphqlHttpRequest<Request, ResponseContext>, args: ExecutionArgs, result: ExecutionResult) =>
+      replyWithoutErrors(request.raw.headers.accept, result) ?? requestErrorsAsSuch(withVariableViolations(args, result)),
     parseRequestParams: schemaOnlyWithoutToken(
       boundedRequestParams(options.readMaxBytes ?? Number.POSITIVE_INFINITY, options.jsonBounds),
       boundedRequestParams(Math.min(options.readMaxBytes ?? Number.POSITIVE_INFINITY, tokenlessMaxBytes), options.jsonBounds),
@@ -187,14 +191,5 @@ export const graphqlHandler = <R>(
       return new GraphQLError("internal error", { extensions: { code: errorTable.Internal.graphql } })
     }
   }
-  const h1 = http1Handler(handlerOptions)
-  const h2 = http2Handler(handlerOptions)
-  return (request, response) => {
-    // A response always comes from the same server, node:http or node:http2, as its request.
-    if (request instanceof http2.Http2ServerRequest) {
-      if (response instanceof http2.Http2ServerResponse) void h2(request, response)
-    } else if (response instanceof http.ServerResponse) {
-      void h1(request, response)
-    }
-  }
+  return graphqlHttpAdapter(handlerOptions, (error) => runLog(Effect.logError("GraphQL request failed", Cause.die(error))))
 }

@@ -1,5 +1,5 @@
 import { Metric, MetricLabel } from "effect"
-import { type execute, type ExecutionArgs, type ExecutionResult, getOperationAST } from "./GraphqlJs.js"
+import { type execute, type ExecutionArgs, type ExecutionResult, getOperationAST, Kind } from "./GraphqlJs.js"
 import { introspectionOnly } from "./IntrospectionOnly.js"
 
 /**
@@ -61,8 +61,25 @@ export const introspectionResults = (options: IntrospectionResultsOptions) => (r
     totalBytes += bytes
   }
 
+  // Whether a document's operations are introspection only, by the name a request picks one with
+  // (null: none): worked out once per document, not per call, since the document cache hands out
+  // the same document for the same text. Only the names the document declares are kept.
+  const schemaOnly = new WeakMap<ExecutionArgs["document"], Map<string | null, boolean>>()
+  const isSchemaOnly = (document: ExecutionArgs["document"], operationName: string | null | undefined): boolean => {
+    let byName = schemaOnly.get(document)
+    if (byName === undefined) {
+      byName = new Map([[null, introspectionOnly(document, null)]])
+      for (const definition of document.definitions) {
+        const name = definition.kind === Kind.OPERATION_DEFINITION ? definition.name?.value : undefined
+        if (name !== undefined && !byName.has(name)) byName.set(name, introspectionOnly(document, name))
+      }
+      schemaOnly.set(document, byName)
+    }
+    return byName.get(operationName ?? null) ?? false
+  }
+
   return ((args: ExecutionArgs) => {
-    if (!introspectionOnly(args.document, args.operationName)) return run(args)
+    if (!isSchemaOnly(args.document, args.operationName)) return run(args)
     const key = keyOf(args)
     const known = key === undefined ? undefined : kept.get(key)
     if (key !== undefined && known !== undefined) {

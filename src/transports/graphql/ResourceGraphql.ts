@@ -1,6 +1,5 @@
 import type * as Rpc from "@effect/rpc/Rpc"
 import type * as RpcGroup from "@effect/rpc/RpcGroup"
-import { Effect } from "effect"
 import { operation, rpcOf } from "../../operations/Operation.js"
 import type { OperationHandlers } from "../../contract/OperationHandlers.js"
 import { type GraphqlApi, payloadArgument } from "./GraphqlApi.js"
@@ -33,9 +32,10 @@ export const resourceGraphql = <Rpcs extends Rpc.Any>(resource: {
       [resource.list.field]: { rpc: rpcOf(resource.table, resource.list.operation) }
     }),
     operations: {
-      [resource.name]: (args) => Effect.map(get(args), (value) => ({ [resource.name]: value })),
-      [createField]: (args) => Effect.map(create(args[payloadArgument]), (value) => ({ [resource.name]: value })),
+      [resource.name]: get,
+      [createField]: (args) => create(args[payloadArgument]),
       [resource.list.field]: list
-    }
+    },
+    replies: { [resource.name]: resource.name, [createField]: resource.name }
   }
 }
