@@ -60,9 +60,46 @@ export const callers = (base: string, s: Scenario, concurrency: number) => {
     }
     await Promise.all(Array.from({ length: concurrency }, caller))
   }
+  /**
+   * One call on a connection of its own, closed when answered or after `millis`: true when it
+   * answered 200. For the wait until a server is ready: a server may accept a connection before it
+   * handles requests (HttpApiBuilder.serve attaches its handler after NodeHttpServer's layer has
+   * listened, (h) builds its repositories and pool in between), and a request read in that gap is
+   * never answered; made on a caller's keep-alive socket, it would hold that socket for good and
+   * every call queued behind it (at c1, all of them).
+   */
+  const ready = (millis: number) =>
+    new Promise<boolean>((resolve) => {
+      const made = s.freshId ? withId(s, randomUUID()) : s
+      if (made.style === "grpc") {
+        const own = http2.connect(base)
+        own.on("error", () => undefined)
+        const stream = own.request({ ":method": made.method, ":path": made.path, ...made.headers })
+        let ok = false
+        const timer = setTimeout(() => own.destroy(), millis)
+        stream.on("response", (headers) => (ok = headers[":status"] === 200))
+        stream.on("trailers", (trailers) => (ok &&= trailers["grpc-status"] === "0"))
+        stream.resume()
+        stream.on("close", () => {
+          clearTimeout(timer)
+          own.close()
+          resolve(ok)
+        })
+        stream.end(made.body)
+        return
+      }
+      const request = http.request(`${base}${made.path}`, { agent: false, method: made.method, headers: made.headers }, (response) => {
+        response.resume()
+        response.on("end", () => resolve(response.statusCode === 200))
+      })
+      request.setTimeout(millis, () => request.destroy())
+      request.on("close", () => resolve(false))
+      request.on("error", () => resolve(false))
+      request.end(made.method === "GET" ? undefined : made.body)
+    })
   const close = () => {
     agent.destroy()
     session?.close()
   }
-  return { call, callMany, close }
+  return { call, callMany, ready, close }
 }
