@@ -6,7 +6,8 @@ import { License } from "../../src/domain/License.js"
 import { Org } from "../../src/domain/Org.js"
 import { Profile } from "../../src/domain/Profile.js"
 import { validate } from "../../src/domain/Validation.js"
-import { LicenseHttpApi, OrgHttpApi, ProfileHttpApi } from "../../src/contract/HttpApis.js"
+import { LicenseHttpApi, OrgHttpApi, ProfileHttpApi, WorkflowHttpApi } from "../../src/contract/HttpApis.js"
+import { OnboardingResult } from "../../src/domain/Onboarding.js"
 import { endpointOf } from "../../src/transports/rest/RestHandlers.js"
 import { uuid } from "../support/ids.js"
 
@@ -59,4 +60,18 @@ describe("a resource's REST reply written as its record's JSON", () => {
         }))
     }
   }
+
+  it.effect("createOnboardingWorkflow: the body its success schema encodes, at the status it declares", () =>
+    Effect.gen(function*() {
+      const endpoint = endpointOf(WorkflowHttpApi as HttpApi.HttpApi.Any, "workflows", "createOnboardingWorkflow")
+      expect(HttpApiSchema.getStatusSuccess(endpoint.successSchema)).toBe(200)
+      // Upper-case ids as a caller may send a workflow id: the result holds them as decoded.
+      const result = yield* validate(OnboardingResult)({
+        workflowId: uuid().toUpperCase(),
+        orgId: uuid(),
+        profileId: uuid(),
+        licenseId: uuid()
+      })
+      expect(JSON.parse(JSON.stringify(result))).toStrictEqual(Schema.encodeSync(endpoint.successSchema as Schema.Schema<unknown, unknown>)(result))
+    }))
 })
