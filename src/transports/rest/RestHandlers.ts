@@ -57,12 +57,15 @@ export const endpointOf = (api: HttpApi.HttpApi.Any, group: string, name: string
  * test/transports/rest-reply.test.ts encodes each such endpoint's replies with its success schema
  * too, and fails when the two differ.
  */
-export const jsonReply = (endpoint: HttpApiEndpoint.HttpApiEndpoint.AnyWithProps) => {
+export const jsonReply = (endpoint: HttpApiEndpoint.HttpApiEndpoint.AnyWithProps, key?: string) => {
   const status = HttpApiSchema.getStatusSuccess(endpoint.successSchema)
+  // Under a key (an identifier: nothing to escape), the value's JSON is written inside
+  // `{"<key>":…}` as text, with no object made to hold it.
+  const [before, after] = key === undefined ? ["", ""] : [`{${JSON.stringify(key)}:`, "}"]
   // The JSON text is the body as it is, with its length: Node writes the string to the socket
   // itself, where `unsafeJson` would first encode it into a byte array of its own.
-  return (body: unknown): HttpServerResponse.HttpServerResponse => {
-    const json = JSON.stringify(body)
+  return (value: unknown): HttpServerResponse.HttpServerResponse => {
+    const json = before + JSON.stringify(value) + after
     return HttpServerResponse.raw(json, { status, contentType: "application/json", contentLength: Buffer.byteLength(json) })
   }
 }
@@ -106,17 +109,16 @@ const resourceCalls = <const K extends string, A, E1, R1, E2, R2>(
   get: (input: unknown) => Effect.Effect<A, E2, R2>
 ) => {
   const Key = `${key[0]!.toUpperCase()}${key.slice(1)}`
-  const created = jsonReply(endpointOf(api, group, `create${Key}`))
-  const found = jsonReply(endpointOf(api, group, `get${Key}`))
-  // Made once, not per call.
-  const foundReply = (value: A) => found({ [key]: value })
+  const created = jsonReply(endpointOf(api, group, `create${Key}`), key)
+  const found = jsonReply(endpointOf(api, group, `get${Key}`), key)
   return {
     create: ({ path }: { readonly path: { readonly id: string } }) =>
       restCall(Effect.gen(function*() {
-        return created({ [key]: yield* create(yield* withPathId(yield* JsonBody, path.id)) })
+        return created(yield* create(yield* withPathId(yield* JsonBody, path.id)))
       })),
     get: ({ path }: { readonly path: { readonly id: string } }) =>
-      restCall(Effect.map(get({ id: path.id }), foundReply))
+      // The path as the platform decoded it, a new object each call, is the read's request.
+      restCall(Effect.map(get(path), found))
   }
 }
 
