@@ -170,12 +170,16 @@ const countIn = async (inProcess: ReadonlyArray<Cell>) => {
       const c = callers(base, s, cell.concurrency)
       const cellDumps: Array<{ readonly file: string; readonly bytes: number }> = []
       try {
-        // Ready when the call itself answers (the baselines have no /readyz).
-        // A call the server takes but never answers counts as not ready after 60 s; 10 min in all.
+        // Ready when the call itself answers (the baselines have no /readyz), each try on a connection
+        // of its own (CountedCalls' ready says why): one taken but never answered is given up after
+        // 5 s, and the next try given twice as long, up to 60 s (a first call under valgrind, cold, can take many
+        // seconds); 10 min in all.
         const since = Date.now()
-        const answered = () => Promise.race([c.call().then(() => true, () => false), sleep(60_000).then(() => false)])
-        while (!(await answered())) {
+        for (let millis = 5_000;;) {
+          const tried = Date.now()
+          if (await c.ready(millis)) break
           if (ended() || Date.now() - since > 600_000) throw new Error("the process under valgrind did not become ready")
+          if (Date.now() - tried >= millis) millis = Math.min(2 * millis, 60_000)
           await sleep(500)
         }
         process.stderr.write(`${cell.server} ${cell.operation} over ${cell.style} c${cell.concurrency}: warming up, ${warmup} calls\n`)

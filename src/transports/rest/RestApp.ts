@@ -186,15 +186,23 @@ export const restApp = <E, R>(
     const document = HttpServerResponse.unsafeJson(openApiDocument(api), {
       headers: { "cache-control": "private, max-age=300" }
     })
+    // Each answer wrapped once, not on every call.
+    const answers = {
+      api: answeringDefects<never, Scope.Scope | HttpRouter.HttpRouter.DefaultServices>(app),
+      rpc: answeringDefects(rpc),
+      rpcOtherMethod: Effect.succeed(methodNotAllowed(["POST"])),
+      document: Effect.succeed(document),
+      documentOtherMethod: Effect.succeed(methodNotAllowed(["GET"]))
+    }
     return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-      const path = request.url.split("?", 1)[0]
-      const answer: HttpApp.Default<never, Scope.Scope | HttpRouter.HttpRouter.DefaultServices> = path === "/rpc"
-        ? request.method === "POST" ? rpc : Effect.succeed(methodNotAllowed(["POST"]))
+      const url = request.url
+      // Only a path beginning with either is split from its query.
+      const path = url.startsWith("/rpc") || url.startsWith("/openapi.json") ? url.split("?", 1)[0] : url
+      const answer = path === "/rpc"
+        ? request.method === "POST" ? answers.rpc : answers.rpcOtherMethod
         : path === "/openapi.json"
-        ? request.method === "GET" || request.method === "HEAD" ? Effect.succeed(document) : Effect.succeed(methodNotAllowed(["GET"]))
-        : app
-      return withinCall(callOf(NodeHttpServerRequest.toIncomingMessage(request)), requestIdIn(request.headers))(
-        answeringDefects(answer)
-      )
+        ? request.method === "GET" || request.method === "HEAD" ? answers.document : answers.documentOtherMethod
+        : answers.api
+      return withinCall(callOf(NodeHttpServerRequest.toIncomingMessage(request)), requestIdIn(request.headers))(answer)
     })
   })

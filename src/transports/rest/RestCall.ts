@@ -11,6 +11,14 @@ export const errorReply = (kind: FailureKind, message: string, headers?: Record<
     ...(headers ? { headers } : {})
   })
 
+// One function for every call, not a closure made per call.
+const answerCause = (cause: Cause.Cause<unknown>): Effect.Effect<never, unknown> => {
+  const failure = Cause.failureOption(cause)
+  if (Option.isSome(failure)) return Effect.fail(failure.value)
+  if (Cause.isInterruptedOnly(cause)) return Effect.interrupt
+  return Effect.zipRight(logCallError("REST call failed", cause), Effect.fail(new Internal({ message: "internal error" })))
+}
+
 /**
  * A REST handler's outcome as its endpoint declares it: the value and the typed failures are
  * written by the endpoint's schemas (RestErrors.ts: the table's status, the one REST error body);
@@ -18,12 +26,7 @@ export const errorReply = (kind: FailureKind, message: string, headers?: Record<
  * detail reaches the wire.
  */
 export const restCall = <A, E, R>(operation: Effect.Effect<A, E, R>): Effect.Effect<A, E | Internal, R> =>
-  Effect.catchAllCause(operation, (cause): Effect.Effect<never, E | Internal> => {
-    const failure = Cause.failureOption(cause)
-    if (Option.isSome(failure)) return Effect.fail(failure.value)
-    if (Cause.isInterruptedOnly(cause)) return Effect.interrupt
-    return Effect.zipRight(logCallError("REST call failed", cause), Effect.fail(new Internal({ message: "internal error" })))
-  })
+  Effect.catchAllCause(operation, answerCause as (cause: Cause.Cause<E>) => Effect.Effect<never, E | Internal>)
 
 /** For a path that exists but not with this method. */
 export const methodNotAllowed = (allowed: ReadonlyArray<string>) =>

@@ -18,6 +18,7 @@ import { restCall } from "./RestCall.js"
 import type * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import { Buffer } from "node:buffer"
 
 /**
  * Each REST endpoint: its request -> an operation of the service's table -> its value, which the
@@ -52,12 +53,21 @@ export const endpointOf = (api: HttpApi.HttpApi.Any, group: string, name: string
  * field again, each step an Effect, on a value whose fields passed those checks when it was made
  * and are already their own encoded form (the share of a REST read's CPU: docs/benchmarks.md
  * §5, "What each part of a call costs"). Used for the replies that hold a domain record under its key (`{"org": …}`), whose fields
- * are ids, names and canonical timestamps. test/transports/rest-reply.test.ts encodes each such endpoint's
- * replies with its success schema too, and fails when the two differ.
+ * are ids, names and canonical timestamps, and for the workflow's result (its four ids).
+ * test/transports/rest-reply.test.ts encodes each such endpoint's replies with its success schema
+ * too, and fails when the two differ.
  */
-export const jsonReply = (endpoint: HttpApiEndpoint.HttpApiEndpoint.AnyWithProps) => {
+export const jsonReply = (endpoint: HttpApiEndpoint.HttpApiEndpoint.AnyWithProps, key?: string) => {
   const status = HttpApiSchema.getStatusSuccess(endpoint.successSchema)
-  return (body: unknown): HttpServerResponse.HttpServerResponse => HttpServerResponse.unsafeJson(body, { status })
+  // Under a key (an identifier: nothing to escape), the value's JSON is written inside
+  // `{"<key>":…}` as text, with no object made to hold it.
+  const [before, after] = key === undefined ? ["", ""] : [`{${JSON.stringify(key)}:`, "}"]
+  // The JSON text is the body as it is, with its length: Node writes the string to the socket
+  // itself, where `unsafeJson` would first encode it into a byte array of its own.
+  return (value: unknown): HttpServerResponse.HttpServerResponse => {
+    const json = before + JSON.stringify(value) + after
+    return HttpServerResponse.raw(json, { status, contentType: "application/json", contentLength: Buffer.byteLength(json) })
+  }
 }
 
 /** How a JSON request (a body, a list's query) names operation `tag`'s fields: a proto name (`full_name`) read as the JSON name (`fullName`). */
@@ -99,15 +109,16 @@ const resourceCalls = <const K extends string, A, E1, R1, E2, R2>(
   get: (input: unknown) => Effect.Effect<A, E2, R2>
 ) => {
   const Key = `${key[0]!.toUpperCase()}${key.slice(1)}`
-  const created = jsonReply(endpointOf(api, group, `create${Key}`))
-  const found = jsonReply(endpointOf(api, group, `get${Key}`))
+  const created = jsonReply(endpointOf(api, group, `create${Key}`), key)
+  const found = jsonReply(endpointOf(api, group, `get${Key}`), key)
   return {
     create: ({ path }: { readonly path: { readonly id: string } }) =>
       restCall(Effect.gen(function*() {
-        return created({ [key]: yield* create(yield* withPathId(yield* JsonBody, path.id)) })
+        return created(yield* create(yield* withPathId(yield* JsonBody, path.id)))
       })),
     get: ({ path }: { readonly path: { readonly id: string } }) =>
-      restCall(Effect.map(get({ id: path.id }), (value) => found({ [key]: value })))
+      // The path as the platform decoded it, a new object each call, is the read's request.
+      restCall(Effect.map(get(path), found))
   }
 }
 
@@ -155,13 +166,18 @@ const LicensesLive = HttpApiBuilder.group(
 const createWorkflow = jsonOperation(WorkflowOperations, "CreateOnboardingWorkflow")
 const getWorkflow = operation(WorkflowOperations, "GetOnboardingWorkflow")
 
+/** The one Effect every create runs (it reads its body from the call's context), its result written by `jsonReply`. */
+const workflowCreated = restCall(
+  Effect.map(Effect.flatMap(JsonBody, createWorkflow), jsonReply(endpointOf(WorkflowHttpApi, "workflows", "createOnboardingWorkflow")))
+)
+
 const WorkflowsLive = HttpApiBuilder.group(
   WorkflowHttpApi,
   "workflows",
   (handlers) =>
     handlers
       .handle("listOnboardingWorkflows", listCall(WorkflowOperations, "ListOnboardingWorkflows"))
-      .handleRaw("createOnboardingWorkflow", () => restCall(Effect.flatMap(JsonBody, createWorkflow)))
+      .handleRaw("createOnboardingWorkflow", () => workflowCreated)
       .handle("getOnboardingWorkflow", ({ path }) =>
         restCall(
           getWorkflow({ workflowId: path.id }).pipe(
