@@ -65,7 +65,12 @@ const reply = (response: Response, [body, init]: GraphqlHttpResponse): void => {
   // own writeHead on a closed HTTP/2 stream writes nothing.
   if (response.headersSent || response.destroyed) return
   const headers = init.headers
-  if (headers !== undefined) for (const name in headers) response.setHeader(name, headers[name]!)
+  if (headers !== undefined) {
+    for (const name in headers) {
+      const value = headers[name]
+      if (value !== undefined) response.setHeader(name, value)
+    }
+  }
   if (body) response.setHeader("content-length", Buffer.byteLength(body))
   // A response always comes from the same server, node:http or node:http2, as its request.
   if (response instanceof http2.Http2ServerResponse) response.writeHead(init.status)

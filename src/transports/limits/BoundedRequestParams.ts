@@ -4,6 +4,7 @@ import {
   type RequestParams,
   type Response as GraphqlHttpResponse
 } from "graphql-http"
+import { Predicate } from "effect"
 import type { Readable } from "node:stream"
 import { errorBody, errorTable, type FailureKind } from "../ErrorTable.js"
 import { overMaxBodyBytes } from "./BoundedBody.js"
@@ -81,17 +82,16 @@ const postParams = (text: string): RequestParams => {
     throw new Error("Unparsable JSON body")
   }
   if (typeof data !== "object" || data === null) throw new Error("JSON body must be an object")
-  const { extensions, operationName, query, variables } = data as Readonly<Record<string, unknown>>
+  const query: unknown = Reflect.get(data, "query")
+  const variables: unknown = Reflect.get(data, "variables")
+  const operationName: unknown = Reflect.get(data, "operationName")
+  const extensions: unknown = Reflect.get(data, "extensions")
   if (query === undefined || query === null) throw new Error("Missing query")
   if (typeof query !== "string") throw new Error("Invalid query")
-  if (variables !== undefined && variables !== null && (typeof variables !== "object" || Array.isArray(variables))) {
-    throw new Error("Invalid variables")
-  }
+  if (variables !== undefined && variables !== null && !Predicate.isRecord(variables)) throw new Error("Invalid variables")
   if (operationName !== undefined && operationName !== null && typeof operationName !== "string") throw new Error("Invalid operationName")
-  if (extensions !== undefined && extensions !== null && (typeof extensions !== "object" || Array.isArray(extensions))) {
-    throw new Error("Invalid extensions")
-  }
-  return { operationName, query, variables, extensions } as RequestParams
+  if (extensions !== undefined && extensions !== null && !Predicate.isRecord(extensions)) throw new Error("Invalid extensions")
+  return { operationName, query, variables, extensions }
 }
 
 /** A GET with its query string decoded strictly, and re-encoded for graphql-http to read. */

@@ -12,7 +12,7 @@ export const errorReply = (kind: FailureKind, message: string, headers?: Record<
   })
 
 // One function for every call, not a closure made per call.
-const answerCause = (cause: Cause.Cause<unknown>): Effect.Effect<never, unknown> => {
+const answerCause = <E>(cause: Cause.Cause<E>): Effect.Effect<never, E | Internal> => {
   const failure = Cause.failureOption(cause)
   if (Option.isSome(failure)) return Effect.fail(failure.value)
   if (Cause.isInterruptedOnly(cause)) return Effect.interrupt
@@ -26,7 +26,7 @@ const answerCause = (cause: Cause.Cause<unknown>): Effect.Effect<never, unknown>
  * detail reaches the wire.
  */
 export const restCall = <A, E, R>(operation: Effect.Effect<A, E, R>): Effect.Effect<A, E | Internal, R> =>
-  Effect.catchAllCause(operation, answerCause as (cause: Cause.Cause<E>) => Effect.Effect<never, E | Internal>)
+  Effect.catchAllCause(operation, answerCause<E>)
 
 /** For a path that exists but not with this method. */
 export const methodNotAllowed = (allowed: ReadonlyArray<string>) =>
