@@ -83,6 +83,8 @@ export const callers = (base: string, s: Scenario, concurrency: number) => {
         const stream = own.request({ ":method": made.method, ":path": made.path, ...made.headers })
         let ok = false
         const timer = setTimeout(() => own.destroy(), millis)
+        // Refused (not yet listening) or cut: not ready, told by 'close' below.
+        stream.on("error", () => undefined)
         stream.on("response", (headers) => (ok = headers[":status"] === 200))
         stream.on("trailers", (trailers) => (ok &&= trailers["grpc-status"] === "0"))
         stream.resume()
