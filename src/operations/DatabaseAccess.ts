@@ -26,3 +26,11 @@ export class UnitOfWorkReferences extends Context.Tag("UnitOfWorkReferences")<
   // Any: a list of references of different services, each copied as it is.
   ReadonlyArray<Context.Tag<any, any>>
 >() {}
+
+/**
+ * What a transport does for its reads to run in its call's fiber (services/database/InCaller.ts):
+ * runs the call with `readsInCaller`, forgets it with `callEnded`, and never interrupts a fiber
+ * while it runs a unit of work (`runsAUnit`).
+ */
+export { callEnded, readsInCaller } from "../services/database/InCaller.js"
+export { runsAUnit } from "../services/database/UnitConnection.js"

@@ -5,6 +5,7 @@ import type { InvalidArgument } from "../domain/Errors.js"
 import { validate } from "../domain/Validation.js"
 import type { DomainRequest, OperationHandlers } from "../contract/OperationHandlers.js"
 import { domainSchemaOf } from "../contract/WireShape.js"
+import { asBudgetFailure } from "../services/database/InCaller.js"
 
 /** One operation of a table, called from any style: input as the wire gave it -> its reply. */
 export type Operation<Rpcs extends Rpc.Any, Tag extends Rpcs["_tag"]> = (
@@ -74,8 +75,13 @@ const outcomeOf = (exit: Exit.Exit<unknown, unknown>): string =>
 export const notedAs = (tag: string) => <A, E, R>(run: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
   Effect.flatMap(FiberRef.get(CurrentCallNote), (note) => (note === undefined ? run : noted(note, tag, run)))
 
-/** How an operation of the call ended, told to its note: run as the operation ends, however it ends. */
-const noteExit = (note: CallNote, exit: Exit.Exit<unknown, unknown>): Effect.Effect<void> => {
+/**
+ * How an operation of the call ended, told to its note: run as the operation ends, however it ends.
+ * A read whose budget ran out in the call's fiber ends it as interrupted; its caller was told
+ * `unavailable` (InCaller.ts), and so is the note.
+ */
+const noteExit = (note: CallNote, ended: Exit.Exit<unknown, unknown>): Effect.Effect<void> => {
+  const exit = Exit.isFailure(ended) ? Exit.failCause(asBudgetFailure(ended.cause)) : ended
   if (note.outcome === undefined || note.outcome === "ok") note.outcome = outcomeOf(exit)
   // The server span stands for this operation, and tells its failure when it ends (CallTelemetry.ts).
   if (note.traced && !note.operationSpans && note.failure === undefined && Exit.isFailure(exit) && !Cause.isInterruptedOnly(exit.cause)) {

@@ -8,7 +8,7 @@ import { createdAt, domainTable } from "./records/SqlTable.js"
 import { InMemoryStore, inMemoryTable } from "./records/InMemoryStore.js"
 import { preparedStatements } from "./records/Prepared.js"
 import { findStored, getOrNotFound, insertOrReplay, outcomeUnknown } from "./records/Records.js"
-import { databaseOperation } from "./database/Transient.js"
+import { databaseOperation, databaseRead } from "./database/Transient.js"
 
 const page = keysetPage(License, (license) => license.id)
 
@@ -36,8 +36,8 @@ export class Licenses extends Effect.Service<Licenses>()("Licenses", {
     return {
       create: (license: License) =>
         insertOrReplay("license", insert, find)(license).pipe(databaseOperation, outcomeUnknown("license", license.id)),
-      get: (id: LicenseId) => databaseOperation(getOne(id)),
-      list: (query: PageQuery<UserId | undefined>) => page(query, select(query)).pipe(databaseOperation)
+      get: (id: LicenseId) => databaseRead(getOne(id)),
+      list: (query: PageQuery<UserId | undefined>) => page(query, select(query)).pipe(databaseRead)
     } as const
   })
 }) {

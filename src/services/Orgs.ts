@@ -8,7 +8,7 @@ import { keysetAfter, keysetPage } from "./records/KeysetPage.js"
 import { preparedStatements } from "./records/Prepared.js"
 import { findStored, getOrNotFound, insertOrReplay, outcomeUnknown } from "./records/Records.js"
 import { createdAt, domainTable } from "./records/SqlTable.js"
-import { databaseOperation } from "./database/Transient.js"
+import { databaseOperation, databaseRead } from "./database/Transient.js"
 
 const page = keysetPage(Org, (org) => org.id)
 
@@ -35,8 +35,8 @@ export class Orgs extends Effect.Service<Orgs>()("Orgs", {
     return {
       create: (org: Org) =>
         insertOrReplay("org", insert, find)(org).pipe(databaseOperation, outcomeUnknown("org", org.id)),
-      get: (id: OrgId) => databaseOperation(getOne(id)),
-      list: (query: PageQuery<undefined>) => page(query, select(query)).pipe(databaseOperation)
+      get: (id: OrgId) => databaseRead(getOne(id)),
+      list: (query: PageQuery<undefined>) => page(query, select(query)).pipe(databaseRead)
     } as const
   })
 }) {

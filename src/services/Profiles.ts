@@ -8,7 +8,7 @@ import { keysetAfter, keysetPage } from "./records/KeysetPage.js"
 import { preparedStatements } from "./records/Prepared.js"
 import { findStored, getOrNotFound, insertOrReplay, outcomeUnknown } from "./records/Records.js"
 import { createdAt, domainTable } from "./records/SqlTable.js"
-import { databaseOperation } from "./database/Transient.js"
+import { databaseOperation, databaseRead } from "./database/Transient.js"
 
 const page = keysetPage(Profile, (profile) => profile.id)
 
@@ -36,8 +36,8 @@ export class Profiles extends Effect.Service<Profiles>()("Profiles", {
     return {
       create: (profile: Profile) =>
         insertOrReplay("profile", insert, find)(profile).pipe(databaseOperation, outcomeUnknown("profile", profile.id)),
-      get: (id: ProfileId) => databaseOperation(getOne(id)),
-      list: (query: PageQuery<OrgId | undefined>) => page(query, select(query)).pipe(databaseOperation)
+      get: (id: ProfileId) => databaseRead(getOne(id)),
+      list: (query: PageQuery<OrgId | undefined>) => page(query, select(query)).pipe(databaseRead)
     } as const
   })
 }) {

@@ -9,7 +9,7 @@ import { keysetAfter, keysetPage } from "./records/KeysetPage.js"
 import { preparedStatements } from "./records/Prepared.js"
 import { findStored } from "./records/Records.js"
 import { createdAt, sqlTable } from "./records/SqlTable.js"
-import { databaseOperation, transaction } from "./database/Transient.js"
+import { databaseOperation, databaseRead, transaction } from "./database/Transient.js"
 
 export type { StoredRun }
 
@@ -82,10 +82,10 @@ export class WorkflowRuns extends Context.Tag("WorkflowRuns")<WorkflowRuns, RunS
             Effect.map((inserted) => inserted > 0)
           ),
         find: (workflowId) =>
-          databaseOperation(findRow(workflowId)).pipe(
+          databaseRead(findRow(workflowId)).pipe(
             Effect.map(Option.map(({ fingerprint, ...run }) => ({ run: new OnboardingRun(run), fingerprint })))
           ),
-        list: (query) => databaseOperation(runsPage(query, selectRuns(query)))
+        list: (query) => databaseRead(runsPage(query, selectRuns(query)))
       })
     })
   )

@@ -182,6 +182,19 @@ const onRetry = classify((state) => spanAttribute("db.response.status_code", sta
  */
 export const databaseOperation = <A, E, R>(
   self: Effect.Effect<A, E | SqlError.SqlError, R>
+): Effect.Effect<A, Exclude<E, SqlError.SqlError> | Unavailable, R> => unitOfWork(self, false)
+
+/**
+ * `databaseOperation` for a read: its failure past the budget reaches its caller as it is, so it
+ * may run in its caller's fiber (InCaller.ts).
+ */
+export const databaseRead = <A, E, R>(
+  self: Effect.Effect<A, E | SqlError.SqlError, R>
+): Effect.Effect<A, Exclude<E, SqlError.SqlError> | Unavailable, R> => unitOfWork(self, true)
+
+const unitOfWork = <A, E, R>(
+  self: Effect.Effect<A, E | SqlError.SqlError, R>,
+  read: boolean
 ): Effect.Effect<A, Exclude<E, SqlError.SqlError> | Unavailable, R> => {
   // What runs once per unit of work, and again for each statement inside a transaction: the
   // handlers are made once, not per call.
@@ -193,6 +206,6 @@ export const databaseOperation = <A, E, R>(
     const retry = fiber.getFiberRef(FiberRef.currentTracerEnabled)
       ? retryAttempt(Effect.catchIf(self, isSqlError, onRetry))
       : first
-    return withinBudget(retryingTransient(first, retry), Context.get(context, OperationBudget), Context.get(context, DatabaseGateRef))
+    return withinBudget(retryingTransient(first, retry), Context.get(context, OperationBudget), Context.get(context, DatabaseGateRef), read)
   })
 }

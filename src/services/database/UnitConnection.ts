@@ -1,7 +1,7 @@
 import type * as SqlClient from "@effect/sql/SqlClient"
 import type * as SqlConnection from "@effect/sql/SqlConnection"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect, Exit, type Fiber, Scope } from "effect"
+import { Cause, Effect, Exit, type Fiber, Scope } from "effect"
 import type { DatabaseGate, KeptConnection } from "./DatabaseGate.js"
 
 /** A unit of work running within its budget (`withinBudget`): its gate, and the connection it keeps, if any. */
@@ -10,7 +10,8 @@ export interface Unit {
   kept: KeptConnection | undefined
 }
 
-// By fiber: a unit's statements run in the fiber `withinBudget` forks for it, and looking a fiber
+// By fiber: a unit's statements run in the fiber `withinBudget` forks for it (or in its caller's,
+// `InCaller.ts`), and looking a fiber
 // up here costs far less than a service in that fiber's context, which is a context write a unit.
 const units = new WeakMap<Fiber.RuntimeFiber<unknown, unknown>, Unit>()
 
@@ -27,6 +28,24 @@ export const runsUnit = (fiber: Fiber.RuntimeFiber<unknown, unknown>, unit: Unit
  */
 export const endsUnit = (fiber: Fiber.RuntimeFiber<unknown, unknown>): void => {
   units.delete(fiber)
+}
+
+/** Whether `fiber` runs a unit now. */
+export const runsAUnit = (fiber: Fiber.RuntimeFiber<unknown, unknown>): boolean => units.has(fiber)
+
+/** A unit that ended with a value or a domain failure left its kept connection as it found it. */
+export const reusable = <A, E>(exit: Exit.Exit<A, E>): boolean => Exit.isSuccess(exit) || Cause.isFailType(exit.cause)
+
+/**
+ * Gives `unit`'s permit back as it ends, with the connection it kept when that is `reusable`; a
+ * connection kept by a unit that was interrupted or died mid-statement goes back to the pool.
+ */
+export const leaves = (unit: Unit, reusable: boolean): void => {
+  const kept = unit.kept
+  unit.kept = undefined
+  const keep = kept !== undefined && reusable
+  if (kept !== undefined && !keep) unit.gate.giveBack(kept)
+  unit.gate.leave(keep ? kept : undefined)
 }
 
 /** The unit `fiber` runs, when its gate lets it keep a connection. */

@@ -1,11 +1,9 @@
-import { Cause, Duration, Effect, Exit, Fiber, FiberId } from "effect"
+import { Duration, Effect, Exit, Fiber, FiberId } from "effect"
 import type { Unavailable } from "../../domain/Errors.js"
 import { budgetExpired, type DatabaseGate, DatabaseGateRef } from "./DatabaseGate.js"
-import { endsUnit, runsUnit, type Unit } from "./UnitConnection.js"
+import { inCaller, readsIn } from "./InCaller.js"
+import { endsUnit, leaves, reusable, runsUnit, type Unit } from "./UnitConnection.js"
 
-/** A unit that ended with a value or a domain failure left its kept connection as it found it. */
-const reusable = <A, E>(exit: Exit.Exit<Exit.Exit<A, E>>): boolean =>
-  Exit.isSuccess(exit) && (Exit.isSuccess(exit.value) || Cause.isFailType(exit.value.cause))
 
 // setTimeout fires at once for delays beyond a signed 32-bit count of milliseconds (about 24 days).
 const maxTimerMillis = 2_147_483_647
@@ -25,10 +23,11 @@ const maxTimerMillis = 2_147_483_647
  * does not answer; the same mistake is then possible, but only for a statement that ends just as
  * its budget runs out.
  *
- * The work needs a fiber of its own: run in its caller's, a REST or GraphQL client that leaves would
- * interrupt it, and the budget could not answer the caller `unavailable` (an interrupted fiber stays
- * interrupted, and the work waiting in a statement cannot be resumed by anyone else). What a unit
- * costs (docs/benchmarks.md §5) is kept to the fork, one timer and one observer.
+ * The work needs a fiber of its own: run in its caller's, a REST client that leaves would interrupt
+ * it, and the budget could not answer the caller `unavailable` while a statement's cancellation
+ * is awaited. A read whose caller answers it at once and leaves it be (`InCaller.ts`: Connect,
+ * gRPC, GraphQL) runs in its caller's fiber. What a forked unit costs (docs/benchmarks.md §5) is
+ * kept to the fork, one timer and one observer.
  *
  * The work holds a permit of the process's `DatabaseGate` from before it starts until it ends, so
  * work detached from callers that left still counts; the time spent waiting for the permit is
@@ -37,17 +36,23 @@ const maxTimerMillis = 2_147_483_647
 export const withinBudget = <A, E, R>(
   self: Effect.Effect<A, E, R>,
   budget: Duration.Duration,
-  gate: DatabaseGate = DatabaseGateRef.defaultValue()
+  gate: DatabaseGate = DatabaseGateRef.defaultValue(),
+  /** A read: its failure past the budget reaches its caller unchanged, so it may run in its caller's fiber. */
+  read = false
 ) => {
   const budgetMillis = Math.min(Duration.toMillis(budget), maxTimerMillis)
-  // Between the permit and the fork that gives it back when it ends, nothing may interrupt: the
-  // permit would be lost. The waits either side are interruptible.
-  return Effect.uninterruptibleMask((restore) => {
+  return Effect.withFiberRuntime<A, E | Unavailable, R>((caller) => {
     // One a run: the same effect run twice is two units.
     const unit: Unit = { gate, kept: undefined }
-    const detach = (waited: number) => detached(self, restore, unit, Math.max(1, budgetMillis - waited))
-    // A free permit is taken at once, with no wait to make interruptible.
-    return gate.tryEnter(unit) ? detach(0) : Effect.flatMap(restore(gate.enter(budgetMillis, unit)), detach)
+    const answer = read ? readsIn(caller) : undefined
+    if (answer !== undefined) return inCaller(self, caller, answer, unit, budgetMillis)
+    // Between the permit and the fork that gives it back when it ends, nothing may interrupt: the
+    // permit would be lost. The waits either side are interruptible.
+    return Effect.uninterruptibleMask((restore) => {
+      const detach = (waited: number) => detached(self, restore, unit, Math.max(1, budgetMillis - waited))
+      // A free permit is taken at once, with no wait to make interruptible.
+      return gate.tryEnter(unit) ? detach(0) : Effect.flatMap(restore(gate.enter(budgetMillis, unit)), detach)
+    })
   })
 }
 
@@ -63,13 +68,7 @@ class Detached<A, E> {
 
   ended(exit: Exit.Exit<Exit.Exit<A, E>>): void {
     endsUnit(this.fiber)
-    const unit = this.unit
-    const kept = unit.kept
-    unit.kept = undefined
-    // A connection kept by a unit that was interrupted or died mid-statement goes back to the pool.
-    const keep = kept !== undefined && reusable(exit)
-    if (kept !== undefined && !keep) unit.gate.giveBack(kept)
-    unit.gate.leave(keep ? kept : undefined)
+    leaves(this.unit, Exit.isSuccess(exit) && reusable(exit.value))
     if (this.timer !== undefined) clearTimeout(this.timer)
     const answer = this.answer
     if (answer === undefined) return

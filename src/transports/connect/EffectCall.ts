@@ -1,6 +1,7 @@
 import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect"
 import { Cause, Effect, Exit, Runtime } from "effect"
 import type { DomainError } from "../../domain/Errors.js"
+import { callEnded, readsInCaller } from "../../operations/DatabaseAccess.js"
 import { callFailure, connectError } from "../ErrorTable.js"
 import { withinCall } from "../http/Calls.js"
 import { requestIdHeader } from "../http/RequestId.js"
@@ -43,22 +44,28 @@ export const effectCall = <R>(runtime: Runtime.Runtime<R>): EffectCall<R> => {
     return connectError(failure.kind, failure.message, failure)
   }
   // One promise a call, settled by the fiber's observer: what `runPromiseExit` does, without a
-  // second promise of an async function awaiting it.
+  // second promise of an async function awaiting it. Its reads run in its fiber (InCaller.ts):
+  // one whose budget runs out is answered at once, and the fiber's own end later changes nothing.
   return (context, effect) => {
     const json = takeJsonRead()
     if (context.signal.aborted) return Promise.reject(abortedAnswer(context.signal))
     const call = context.values.get(callKey)
-    const fiber = runFork(withinCall(call, call === undefined ? requestIdOf(context) : "")(effect))
-    return new Promise((resolve, reject) =>
-      fiber.addObserver((exit) => {
-        if (Exit.isSuccess(exit)) return resolve(exit.value)
+    return new Promise((resolve, reject) => {
+      const settle = (cause: Cause.Cause<DomainError>) => {
         try {
-          reject(failed(context, json, exit.cause))
+          reject(failed(context, json, cause))
         } catch (error) {
           reject(error)
         }
+      }
+      const run = withinCall(call, call === undefined ? requestIdOf(context) : "")(effect)
+      const fiber = runFork(readsInCaller(run, (failure) => settle(Cause.fail(failure))))
+      fiber.addObserver((exit) => {
+        callEnded(fiber)
+        if (Exit.isSuccess(exit)) resolve(exit.value)
+        else settle(exit.cause)
       })
-    )
+    })
   }
 }
 

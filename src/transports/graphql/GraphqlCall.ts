@@ -2,6 +2,7 @@ import { Cause, Effect, Exit, type Fiber, Runtime } from "effect"
 import type { Writable } from "node:stream"
 import { GraphQLError, type GraphQLResolveInfo, Kind } from "./GraphqlJs.js"
 import type { DomainError } from "../../domain/Errors.js"
+import { callEnded, readsInCaller, runsAUnit } from "../../operations/DatabaseAccess.js"
 import { callFailure, graphqlErrorExtensions } from "../ErrorTable.js"
 import { type Call, withinCall } from "../http/Calls.js"
 
@@ -19,7 +20,9 @@ export class ResolverFibers {
     response.on("close", () => {
       if (response.writableEnded) return
       this.gone = true
-      this.running?.forEach((fiber) => fiber.unsafeInterruptAsFork(fiber.id()))
+      // A fiber running a unit of work (a read run in it: InCaller.ts) is left to end it, as a
+      // forked unit would be; its answer goes nowhere.
+      this.running?.forEach((fiber) => runsAUnit(fiber) || fiber.unsafeInterruptAsFork(fiber.id()))
     })
   }
 
@@ -75,11 +78,14 @@ export const graphqlCall = <R>(runtime: Runtime.Runtime<R>): GraphqlCall<R> => {
     const call = context.call
     if (call !== undefined && !call.severalOperations && !oneRootField(info)) call.severalOperations = true
     // The client going away interrupts the call; database work already under way finishes on its
-    // own (see withinBudget).
+    // own (see withinBudget). Its reads run in its fiber (InCaller.ts): one whose budget runs out
+    // is answered at once, and the fiber's own end later changes nothing.
     return new Promise<unknown>((resolve, reject) => {
-      const fiber = runFork(withinCall(context.call, context.requestId)(effect))
+      const run = withinCall(context.call, context.requestId)(effect)
+      const fiber = runFork(readsInCaller(run, (expired) => reject(failure(Cause.fail(expired), context, info))))
       context.fibers.watch(fiber)
       fiber.addObserver((exit: Exit.Exit<A, DomainError>) => {
+        callEnded(fiber)
         context.fibers.done(fiber)
         if (Exit.isSuccess(exit)) resolve(holder === undefined ? exit.value : { [holder]: exit.value })
         else reject(failure(exit.cause, context, info))
