@@ -32,17 +32,25 @@ const violationsOf = (issue: ParseResult.ParseIssue): ReadonlyArray<FieldViolati
   })
 }
 
+/** The InvalidArgument a value that broke its schema's rules is answered with: every rule, each with its field. */
+export const invalidArgumentOf = (issue: ParseResult.ParseIssue): InvalidArgument =>
+  InvalidArgument.fromViolations(violationsOf(issue))
+
 /**
- * Decodes untrusted input into a domain value; every broken rule is reported with its field path.
- * A field the schema does not have is one of them (contract §3.2): dropped, it would be data the
- * caller believes stored. The domain's schemas are pure, so decoding is synchronous: it runs on
- * every request.
+ * Decodes untrusted input into a domain value, as a plain function: the value, or the issue that
+ * `invalidArgumentOf` tells. Every broken rule is kept (`errors: "all"`) and a field the schema
+ * does not have is one of them (contract §3.2): dropped, it would be data the caller believes
+ * stored. The domain's schemas are pure, so decoding is synchronous, and a caller that runs on every
+ * request (Operation.ts) branches on it without an Effect made and run for the decode.
  */
+export const decoderOf = <A, I>(schema: Schema.Schema<A, I, never>) =>
+  ParseResult.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "error" })
+
+/** `decoderOf` as an Effect: the value, or the InvalidArgument `invalidArgumentOf` makes of its issue. */
 export const validate = <A, I>(schema: Schema.Schema<A, I, never>) => {
-  const decode = ParseResult.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "error" })
-  return (input: unknown): Effect.Effect<A, InvalidArgument> =>
-    Either.match(decode(input), {
-      onLeft: (issue) => Effect.fail(InvalidArgument.fromViolations(violationsOf(issue))),
-      onRight: Effect.succeed
-    })
+  const decode = decoderOf(schema)
+  return (input: unknown): Effect.Effect<A, InvalidArgument> => {
+    const decoded = decode(input)
+    return Either.isRight(decoded) ? Effect.succeed(decoded.right) : Effect.fail(invalidArgumentOf(decoded.left))
+  }
 }

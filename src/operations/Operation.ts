@@ -1,8 +1,8 @@
 import type * as Rpc from "@effect/rpc/Rpc"
 import type * as RpcGroup from "@effect/rpc/RpcGroup"
-import { Cause, Context, Effect, Exit, FiberRef, Layer, Option, type Schema } from "effect"
+import { Cause, Context, Effect, Either, Exit, FiberRef, Layer, Option, type Schema } from "effect"
 import type { InvalidArgument } from "../domain/Errors.js"
-import { validate } from "../domain/Validation.js"
+import { decoderOf, invalidArgumentOf, validate } from "../domain/Validation.js"
 import type { DomainRequest, OperationHandlers } from "../contract/OperationHandlers.js"
 import { domainSchemaOf } from "../contract/WireShape.js"
 import { asBudgetFailure } from "../services/database/InCaller.js"
@@ -108,6 +108,16 @@ export const rpcOf = <Rpcs extends Rpc.Any>(table: RpcGroup.RpcGroup<Rpcs>, tag:
   return rpc
 }
 
+/** Operation `tag`'s domain request schema: the one its wire shape keeps (WireShape.ts). */
+const requestSchemaOf = <Rpcs extends Rpc.Any, const Tag extends Rpcs["_tag"]>(
+  table: RpcGroup.RpcGroup<Rpcs>,
+  tag: Tag
+): Schema.Schema<DomainRequest<Rpc.ExtractTag<Rpcs, Tag>>, unknown, never> => {
+  const payload = (rpcOf(table, tag) as unknown as Rpc.AnyWithProps).payloadSchema
+  // The tables' payloads are wire shapes of the domain's pure schemas (`wireShape`): no context.
+  return domainSchemaOf(payload) as Schema.Schema<DomainRequest<Rpc.ExtractTag<Rpcs, Tag>>, unknown, never>
+}
+
 /**
  * Operation `tag`'s one decode: a value as the wire gave it (a style maps its wire form to the
  * payload's encoded shape, and no more) -> the operation's domain request, by the domain schema
@@ -118,15 +128,12 @@ export const rpcOf = <Rpcs extends Rpc.Any>(table: RpcGroup.RpcGroup<Rpcs>, tag:
 export const requestOf = <Rpcs extends Rpc.Any, const Tag extends Rpcs["_tag"]>(
   table: RpcGroup.RpcGroup<Rpcs>,
   tag: Tag
-): (input: unknown) => Effect.Effect<DomainRequest<Rpc.ExtractTag<Rpcs, Tag>>, InvalidArgument> => {
-  const payload = (rpcOf(table, tag) as unknown as Rpc.AnyWithProps).payloadSchema
-  // The tables' payloads are wire shapes of the domain's pure schemas (`wireShape`): no context.
-  return validate(domainSchemaOf(payload) as Schema.Schema<DomainRequest<Rpc.ExtractTag<Rpcs, Tag>>, unknown, never>)
-}
+): (input: unknown) => Effect.Effect<DomainRequest<Rpc.ExtractTag<Rpcs, Tag>>, InvalidArgument> =>
+  validate(requestSchemaOf(table, tag))
 
 /**
- * Operation `tag` of a table, as every style calls it: the input decoded once (`requestOf`),
- * then the handler the table's layer (`operationsLayer`) was given, which takes the domain
+ * Operation `tag` of a table, as every style calls it: the input decoded once (as `requestOf`
+ * does), then the handler the table's layer (`operationsLayer`) was given, which takes the domain
  * request. A style adapter only maps its wire form to the payload's encoded shape, and the
  * result back.
  */
@@ -134,12 +141,17 @@ export const operation = <Rpcs extends Rpc.Any, const Tag extends Rpcs["_tag"]>(
   table: RpcGroup.RpcGroup<Rpcs>,
   tag: Tag
 ): Operation<Rpcs, Tag> => {
-  const decode = requestOf(table, tag)
+  const decode = decoderOf(requestSchemaOf(table, tag))
   const handlers = handlersOf(table)
-  // One look at the fiber for the handlers and the call's note: this runs on every call.
+  // One look at the fiber for the handlers and the call's note: this runs on every call. The decode
+  // is synchronous, so the handler is called here on its value, without an Effect for the decode
+  // and a step of the fiber to flatMap it (docs/benchmarks.md §6).
   return (input) =>
     Effect.withFiberRuntime((fiber) => {
-      const run = Effect.flatMap(decode(input), (request) => Context.unsafeGet(fiber.currentContext, handlers)[tag](request))
+      const decoded = decode(input)
+      const run = Either.isRight(decoded)
+        ? Context.unsafeGet(fiber.currentContext, handlers)[tag](decoded.right)
+        : Effect.fail(invalidArgumentOf(decoded.left))
       const note = fiber.getFiberRef(CurrentCallNote)
       return note === undefined ? run : noted(note, tag, run)
     })
