@@ -64,7 +64,8 @@ export const portPipeline = (steps: PortPipeline): RequestHandler => (request, r
   }
   const call = beginCall(request, requestId, path)
   steps.telemetry.started(call, request, response)
-  response.once("close", () => steps.telemetry.finished(call, response))
+  // A response closes once (Node guards its 'close'): `on`, without the wrapper and removal `once` adds to every call.
+  response.on("close", () => steps.telemetry.finished(call, response))
   if (misdirected !== undefined) return refuse(request, response, misdirected)
   if (steps.authentication(request, response) || steps.admission(request, response)) return
   steps.styles(request, response, path)

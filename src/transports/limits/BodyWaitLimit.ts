@@ -76,8 +76,9 @@ export const bodyWaitLimit = (max: number) => {
       if (oldest !== undefined) evict(oldest, max)
     }
     waiting.add(waiter)
-    request.once("end", waiter.done)
-    response.once("close", waiter.done)
+    // `done` is the same however often it runs, and takes both away: `on`, without `once`'s wrappers.
+    request.on("end", waiter.done)
+    response.on("close", waiter.done)
     return false
   }
 }
@@ -104,7 +105,8 @@ export const inFlightLimit = (max: number) => {
       return true
     }
     inFlight++
-    response.once("close", release)
+    // A response closes once (Node guards its 'close'): `on`, without the wrapper and removal `once` adds to every call.
+    response.on("close", release)
     return false
   }
 }

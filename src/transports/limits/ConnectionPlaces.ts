@@ -173,9 +173,11 @@ export const connectionPlaces = (options: PlacesOptions) => {
       place.calls++
       if (awaiting) {
         place.awaiting++
-        request.once("end", arrived)
+        request.on("end", arrived)
       }
-      response.once("close", () => {
+      // A response closes once (Node guards its 'close'), a body ends once and `arrived` counts it
+      // once: `on`, without the wrapper and removal `once` adds to every call.
+      response.on("close", () => {
         arrived()
         place.calls--
         settle(place)

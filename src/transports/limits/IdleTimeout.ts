@@ -29,7 +29,8 @@ export const noteAnswers = (handler: RequestHandler): RequestHandler => (request
     let owed = answers.get(connection)
     if (owed === undefined) answers.set(connection, owed = new Set())
     owed.add(response)
-    response.once("close", () => owed.delete(response))
+    // A response closes once (Node guards its 'close'): `on`, without the wrapper and removal `once` adds to every call.
+    response.on("close", () => owed.delete(response))
   }
   handler(request, response)
 }
