@@ -1,5 +1,5 @@
 import { codeToString } from "@connectrpc/connect/protocol-connect"
-import { type Cause, Effect, FiberRef, Record, type Tracer } from "effect"
+import { type Cause, Effect, FiberRef, FiberRefs, Record, type Runtime, type Tracer } from "effect"
 import { type CallNote, CurrentCallNote } from "../../operations/Operation.js"
 import { errorTable, type FailureKind } from "../ErrorTable.js"
 import type { Request, Response } from "./RequestHandler.js"
@@ -113,6 +113,10 @@ export const finalCode = (call: Call, response: Response): string => {
   return kind === undefined ? "unknown" : codeName(kind)
 }
 
+/** The note of a call: its record, or one of its own for a request the pipeline did not see. */
+const noteOf = (call: Call | undefined, requestId: string): CallNote =>
+  call ?? { requestId, operation: undefined, outcome: undefined, traced: false, operationSpans: false, failure: undefined }
+
 /**
  * Runs a call's Effect as that call: its operation is noted, and its log lines carry the request
  * id, which the process's loggers read from the note (src/main/Logging.ts) rather than from a log
@@ -120,12 +124,26 @@ export const finalCode = (call: Call, response: Response): string => {
  * one per handler run in Connect and GraphQL), so the note is set on that fiber for the rest of its
  * life rather than scoped. One fiber-local, set once: each change copies the fiber's locals (a JS
  * Map), a copy of every local per change on every call's path. A request the pipeline did not see
- * (no call record) gets a note of its own.
+ * (no call record) gets a note of its own. A style that forks the call's fiber itself gives the note
+ * as the fiber is made instead (`callRefs`).
  */
-export const withinCall = (call: Call | undefined, requestId: string) => <A, E, R>(effect: Effect.Effect<A, E, R>) => {
-  const note: CallNote = call ?? { requestId, operation: undefined, outcome: undefined, traced: false, operationSpans: false, failure: undefined }
-  const noted = Effect.zipRight(FiberRef.set(CurrentCallNote, note), effect)
-  return call?.span === undefined ? noted : Effect.withParentSpan(noted, call.span)
+export const withinCall = (call: Call | undefined, requestId: string) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  underCallSpan(call)(Effect.zipRight(FiberRef.set(CurrentCallNote, noteOf(call, requestId)), effect))
+
+/** A call's Effect under its server span, when it is traced: the parent of everything it runs. */
+export const underCallSpan = (call: Call | undefined) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  call?.span === undefined ? effect : Effect.withParentSpan(effect, call.span)
+
+/**
+ * `withinCall`'s note for a style that forks the call's fiber itself (`Runtime.runFork(runtime)(
+ * underCallSpan(call)(effect), callRefs(call, requestId))`): given to the fiber's locals as the fiber
+ * is made, rather than set by a first step of the fiber (a FiberRef.set after a zipRight: two
+ * Effects and their steps fewer on every call). The locals are copied here as FiberRef.set copies
+ * them: the runtime's, made the fiber's own by runFork, are not this function's to change.
+ */
+export const callRefs = (call: Call | undefined, requestId: string): Runtime.RunForkOptions => {
+  const note = noteOf(call, requestId)
+  return { updateRefs: (refs, fiberId) => FiberRefs.updateAs(refs, { fiberId, fiberRef: CurrentCallNote, value: note }) }
 }
 
 /**
