@@ -3,7 +3,7 @@ import { Cause, Effect, Exit, Runtime } from "effect"
 import type { DomainError } from "../../domain/Errors.js"
 import { callEnded, readsInCaller } from "../../operations/DatabaseAccess.js"
 import { callFailure, connectError } from "../ErrorTable.js"
-import { withinCall } from "../http/Calls.js"
+import { callRefs, underCallSpan } from "../http/Calls.js"
 import { requestIdHeader } from "../http/RequestId.js"
 import { callKey } from "./ConnectNodeAdapter.js"
 import { fieldNamingOf, takeJsonRead } from "./SentJson.js"
@@ -58,8 +58,9 @@ export const effectCall = <R>(runtime: Runtime.Runtime<R>): EffectCall<R> => {
           reject(error)
         }
       }
-      const run = withinCall(call, call === undefined ? requestIdOf(context) : "")(effect)
-      const fiber = runFork(readsInCaller(run, (failure) => settle(Cause.fail(failure))))
+      const run = underCallSpan(call)(effect)
+      const refs = callRefs(call, call === undefined ? requestIdOf(context) : "")
+      const fiber = runFork(readsInCaller(run, (failure) => settle(Cause.fail(failure))), refs)
       fiber.addObserver((exit) => {
         callEnded(fiber)
         if (Exit.isSuccess(exit)) resolve(exit.value)
