@@ -69,9 +69,9 @@ export const findStored = <Id extends string, AI, A, R>(options: {
   readonly execute: (id: Id) => Effect.Effect<ReadonlyArray<unknown>, SqlError.SqlError, R>
 }) => {
   const decode = storedRow(options.Result)
+  // `execute` makes an Effect that does its work when run (a prepared statement looks at its fiber
+  // then), and a row that does not decode throws in the continuation, which the fiber makes a
+  // defect as Effect.sync would: neither needs an Effect of its own on every read.
   return (id: Id): Effect.Effect<Option.Option<A>, SqlError.SqlError, R> =>
-    Effect.flatMap(
-      Effect.suspend(() => options.execute(id)),
-      (rows) => rows.length === 0 ? Effect.succeedNone : Effect.sync(() => Option.some(decode(rows[0])))
-    )
+    Effect.flatMap(options.execute(id), (rows) => rows.length === 0 ? Effect.succeedNone : Effect.succeed(Option.some(decode(rows[0]))))
 }
