@@ -4,7 +4,7 @@ import { GraphQLError, type GraphQLResolveInfo, Kind } from "./GraphqlJs.js"
 import type { DomainError } from "../../domain/Errors.js"
 import { callEnded, readsInCaller, runsAUnit } from "../../operations/DatabaseAccess.js"
 import { callFailure, graphqlErrorExtensions } from "../ErrorTable.js"
-import { type Call, withinCall } from "../http/Calls.js"
+import { type Call, callRefs, underCallSpan } from "../http/Calls.js"
 
 /**
  * The fibers of one request's resolvers, interrupted when the client goes away before its answer
@@ -81,8 +81,8 @@ export const graphqlCall = <R>(runtime: Runtime.Runtime<R>): GraphqlCall<R> => {
     // own (see withinBudget). Its reads run in its fiber (InCaller.ts): one whose budget runs out
     // is answered at once, and the fiber's own end later changes nothing.
     return new Promise<unknown>((resolve, reject) => {
-      const run = withinCall(context.call, context.requestId)(effect)
-      const fiber = runFork(readsInCaller(run, (expired) => reject(failure(Cause.fail(expired), context, info))))
+      const run = underCallSpan(context.call)(effect)
+      const fiber = runFork(readsInCaller(run, (expired) => reject(failure(Cause.fail(expired), context, info))), callRefs(context.call, context.requestId))
       context.fibers.watch(fiber)
       fiber.addObserver((exit: Exit.Exit<A, DomainError>) => {
         callEnded(fiber)
