@@ -29,8 +29,7 @@ export class UnitOfWorkReferences extends Context.Tag("UnitOfWorkReferences")<
 
 /**
  * What a transport does for its reads to run in its call's fiber (services/database/InCaller.ts):
- * runs the call with `readsInCaller`, forgets it with `callEnded`, and never interrupts a fiber
- * while it runs a unit of work (`runsAUnit`).
+ * runs the call with `readsInCaller`, forgets it with `callEnded`, and, when its client leaves,
+ * interrupts it with `callerGone` (never mid-unit).
  */
-export { callEnded, readsInCaller } from "../services/database/InCaller.js"
-export { runsAUnit } from "../services/database/UnitConnection.js"
+export { callEnded, callerGone, readsInCaller } from "../services/database/InCaller.js"

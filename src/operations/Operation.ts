@@ -77,8 +77,9 @@ export const notedAs = (tag: string) => <A, E, R>(run: Effect.Effect<A, E, R>): 
 
 /**
  * How an operation of the call ended, told to its note: run as the operation ends, however it ends.
- * A read whose budget ran out in the call's fiber ends it as interrupted; its caller was told
- * `unavailable` (InCaller.ts), and so is the note.
+ * A read whose budget ran out in the call's fiber was told to the note as its caller was answered
+ * (`noteFailure`); the fiber then ends interrupted by the budget, which the note is told as
+ * `unavailable` too should nothing else be in its cause (InCaller.ts).
  */
 const noteExit = (note: CallNote, ended: Exit.Exit<unknown, unknown>): Effect.Effect<void> => {
   const exit = Exit.isFailure(ended) ? Exit.failCause(asBudgetFailure(ended.cause)) : ended
@@ -88,6 +89,15 @@ const noteExit = (note: CallNote, ended: Exit.Exit<unknown, unknown>): Effect.Ef
     note.failure = exit.cause
   }
   return Effect.void
+}
+
+/**
+ * A failure of the call's operation told to its note when the call is answered before the
+ * operation ends (a read past its budget, InCaller.ts): the answer's access line, metrics and
+ * span read the note as the response closes.
+ */
+export const noteFailure = (note: CallNote, failure: unknown): void => {
+  noteExit(note, Exit.fail(failure))
 }
 
 const noted = <A, E, R>(note: CallNote, tag: string, run: Effect.Effect<A, E, R>) => {
@@ -143,15 +153,21 @@ export const operation = <Rpcs extends Rpc.Any, const Tag extends Rpcs["_tag"]>(
 ): Operation<Rpcs, Tag> => {
   const decode = decoderOf(requestSchemaOf(table, tag))
   const handlers = handlersOf(table)
+  // A throw while the handler makes its Effect is a defect the note still sees, as in a flatMap.
+  const handled = (context: Context.Context<never>, request: DomainRequest<Rpc.ExtractTag<Rpcs, Tag>>) => {
+    try {
+      return Context.unsafeGet(context, handlers)[tag](request)
+    } catch (defect) {
+      return Effect.die(defect)
+    }
+  }
   // One look at the fiber for the handlers and the call's note: this runs on every call. The decode
   // is synchronous, so the handler is called here on its value, without an Effect for the decode
   // and a step of the fiber to flatMap it (docs/benchmarks.md §6).
   return (input) =>
     Effect.withFiberRuntime((fiber) => {
       const decoded = decode(input)
-      const run = Either.isRight(decoded)
-        ? Context.unsafeGet(fiber.currentContext, handlers)[tag](decoded.right)
-        : Effect.fail(invalidArgumentOf(decoded.left))
+      const run = Either.isRight(decoded) ? handled(fiber.currentContext, decoded.right) : Effect.fail(invalidArgumentOf(decoded.left))
       const note = fiber.getFiberRef(CurrentCallNote)
       return note === undefined ? run : noted(note, tag, run)
     })

@@ -11,12 +11,13 @@ import { endsUnit, leaves, reusable, runsAUnit, runsUnit, type Unit } from "./Un
  * caller), and so that its caller is answered `unavailable` the moment its budget runs out, while
  * the unit's fiber still waits for its statement's cancellation. Such a caller keeps both:
  *
- * - it does not interrupt a fiber that runs a unit (`runsAUnit`) when its client leaves;
+ * - when its client leaves, it interrupts a fiber running a unit only as the unit ends (`callerGone`);
  * - as a unit's budget runs out, it is answered at once with the unit's `BudgetExpired`, which a
  *   read passes on unchanged (a write, whose answer then depends on the call's own state, such as
- *   a create's `outcomeUnknown`, is forked). The unit's fiber is interrupted, waits for the
- *   cancellation, gives its permit back, and ends as interrupted by `budgetRanOut`
- *   (`asBudgetFailure` tells its note so).
+ *   a create's `outcomeUnknown`, is forked), and tells its call's note so. The unit's fiber is
+ *   interrupted, waits for the cancellation, gives its permit back, and ends interrupted by
+ *   `budgetRanOut` (with the unit's `BudgetExpired` in its cause, unless a handler dropped it:
+ *   `asBudgetFailure`).
  */
 const callers = new WeakMap<Fiber.RuntimeFiber<unknown, unknown>, (failure: Unavailable) => void>()
 
@@ -45,6 +46,18 @@ export const callEnded = (fiber: Fiber.RuntimeFiber<unknown, unknown>): void => 
 export const readsIn = (fiber: Fiber.RuntimeFiber<unknown, unknown>): ((failure: Unavailable) => void) | undefined =>
   runsAUnit(fiber) ? undefined : callers.get(fiber)
 
+/** Fibers whose caller went while they ran a unit: interrupted as the unit ends. */
+const gone = new WeakSet<Fiber.RuntimeFiber<unknown, unknown>>()
+
+/**
+ * `fiber`'s caller has gone (a GraphQL client that left): the fiber is interrupted now, or, while it
+ * runs a unit, as that unit ends, so that no statement is cancelled mid-way.
+ */
+export const callerGone = (fiber: Fiber.RuntimeFiber<unknown, unknown>): void => {
+  if (runsAUnit(fiber)) gone.add(fiber)
+  else fiber.unsafeInterruptAsFork(fiber.id())
+}
+
 /** A cause that ended a read's fiber by its budget, as the failure its caller was told; any other as it is. */
 export const asBudgetFailure = <E>(cause: Cause.Cause<E>): Cause.Cause<E | Unavailable> =>
   Cause.isInterruptedOnly(cause) && HashSet.some(Cause.interruptors(cause), (id) => Equal.equals(id, budgetRanOut))
@@ -54,8 +67,8 @@ export const asBudgetFailure = <E>(cause: Cause.Cause<E>): Cause.Cause<E | Unava
 /**
  * `self` as a unit in its caller's fiber: its permit taken (the wait interruptible, as a forked
  * unit's caller's), then `self` run with a timer that answers the caller and interrupts the fiber
- * when the budget runs out. Between the permit and the unit's end nothing else interrupts it: its
- * caller does not, and the permit is given back by the unit's own end.
+ * when the budget runs out. The permit is given back by the unit's own end; the transports that run
+ * reads in their fibers interrupt none mid-unit (`callerGone`).
  */
 export const inCaller = <A, E, R>(
   self: Effect.Effect<A, E, R>,
@@ -78,6 +91,8 @@ export const inCaller = <A, E, R>(
         clearTimeout(timer)
         endsUnit(caller)
         leaves(unit, reusable(exit))
+        // Its caller went meanwhile: interrupted as the mask ends.
+        if (gone.delete(caller)) caller.unsafeInterruptAsFork(caller.id())
         // Its caller was answered; the fiber ends as interrupted (see above).
         return expired ? Effect.fail(budgetExpired()) : exit
       })

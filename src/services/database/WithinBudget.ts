@@ -23,11 +23,11 @@ const maxTimerMillis = 2_147_483_647
  * does not answer; the same mistake is then possible, but only for a statement that ends just as
  * its budget runs out.
  *
- * The work needs a fiber of its own: run in its caller's, a REST client that leaves would interrupt
- * it, and the budget could not answer the caller `unavailable` while a statement's cancellation
- * is awaited. A read whose caller answers it at once and leaves it be (`InCaller.ts`: Connect,
- * gRPC, GraphQL) runs in its caller's fiber. What a forked unit costs (docs/benchmarks.md §5) is
- * kept to the fork, one timer and one observer.
+ * So the work runs in a fiber of its own, except a read whose caller answers its expiry itself
+ * and never interrupts it mid-unit (`InCaller.ts`: Connect, gRPC, GraphQL): in its caller's, a
+ * REST client that leaves would interrupt it, and the budget's answer would wait for the
+ * statement's cancellation. What a forked unit costs (docs/benchmarks.md §5) is kept to the fork,
+ * one timer and one observer.
  *
  * The work holds a permit of the process's `DatabaseGate` from before it starts until it ends, so
  * work detached from callers that left still counts; the time spent waiting for the permit is

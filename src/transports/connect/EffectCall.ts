@@ -2,6 +2,7 @@ import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect"
 import { Cause, Effect, Exit, Runtime } from "effect"
 import type { DomainError } from "../../domain/Errors.js"
 import { callEnded, readsInCaller } from "../../operations/DatabaseAccess.js"
+import { noteFailure } from "../../operations/Operation.js"
 import { callFailure, connectError } from "../ErrorTable.js"
 import { callRefs, underCallSpan } from "../http/Calls.js"
 import { requestIdHeader } from "../http/RequestId.js"
@@ -22,7 +23,7 @@ const abortedAnswer = (signal: AbortSignal): ConnectError =>
  * A call's deadline or cancellation is honoured only before its work begins: then nothing has run,
  * and DEADLINE_EXCEEDED / CANCELLED are true answers. Once begun, the call is not interrupted but
  * waited for, and its real outcome is the answer. The work cannot be stopped safely part-way:
- * database work runs on in its own fiber to its commit or rollback (see withinBudget), so an error
+ * database work runs on to its commit or rollback (see withinBudget), so an error
  * answered on the signal would say "failed" about a write that committed, and a client retrying
  * a workflow without its id would onboard twice. The wait is bounded by the operation budget.
  * A client that has gone gets nothing; one whose own deadline passed sees an ambiguous
@@ -60,7 +61,10 @@ export const effectCall = <R>(runtime: Runtime.Runtime<R>): EffectCall<R> => {
       }
       const run = underCallSpan(call)(effect)
       const refs = callRefs(call, call === undefined ? requestIdOf(context) : "")
-      const fiber = runFork(readsInCaller(run, (failure) => settle(Cause.fail(failure))), refs)
+      const fiber = runFork(readsInCaller(run, (failure) => {
+        if (call !== undefined) noteFailure(call, failure)
+        settle(Cause.fail(failure))
+      }), refs)
       fiber.addObserver((exit) => {
         callEnded(fiber)
         if (Exit.isSuccess(exit)) resolve(exit.value)

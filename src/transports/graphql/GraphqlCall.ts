@@ -2,7 +2,8 @@ import { Cause, Effect, Exit, type Fiber, Runtime } from "effect"
 import type { Writable } from "node:stream"
 import { GraphQLError, type GraphQLResolveInfo, Kind } from "./GraphqlJs.js"
 import type { DomainError } from "../../domain/Errors.js"
-import { callEnded, readsInCaller, runsAUnit } from "../../operations/DatabaseAccess.js"
+import { callEnded, callerGone, readsInCaller } from "../../operations/DatabaseAccess.js"
+import { noteFailure } from "../../operations/Operation.js"
 import { callFailure, graphqlErrorExtensions } from "../ErrorTable.js"
 import { type Call, callRefs, underCallSpan } from "../http/Calls.js"
 
@@ -20,15 +21,15 @@ export class ResolverFibers {
     response.on("close", () => {
       if (response.writableEnded) return
       this.gone = true
-      // A fiber running a unit of work (a read run in it: InCaller.ts) is left to end it, as a
-      // forked unit would be; its answer goes nowhere.
-      this.running?.forEach((fiber) => runsAUnit(fiber) || fiber.unsafeInterruptAsFork(fiber.id()))
+      // A fiber running a unit of work (a read run in it: InCaller.ts) is interrupted as the unit
+      // ends, as a forked unit runs on to its end.
+      this.running?.forEach(callerGone)
     })
   }
 
   /** Interrupts `fiber` when the client goes away (at once, if it has), until it is `done`. */
   watch(fiber: Fiber.RuntimeFiber<unknown, unknown>): void {
-    if (this.gone) return fiber.unsafeInterruptAsFork(fiber.id())
+    if (this.gone) return callerGone(fiber)
     ;(this.running ??= new Set()).add(fiber)
   }
 
@@ -77,12 +78,15 @@ export const graphqlCall = <R>(runtime: Runtime.Runtime<R>): GraphqlCall<R> => {
   return <A>(effect: Effect.Effect<A, DomainError, R>, context: GraphqlContext, info: GraphQLResolveInfo, holder?: string): Promise<unknown> => {
     const call = context.call
     if (call !== undefined && !call.severalOperations && !oneRootField(info)) call.severalOperations = true
-    // The client going away interrupts the call; database work already under way finishes on its
-    // own (see withinBudget). Its reads run in its fiber (InCaller.ts): one whose budget runs out
-    // is answered at once, and the fiber's own end later changes nothing.
+    // The client going away interrupts the call, once database work under way has ended (see
+    // withinBudget). Its reads run in its fiber (InCaller.ts): one whose budget runs out is
+    // answered, and noted, at once; the fiber's own end later changes neither.
     return new Promise<unknown>((resolve, reject) => {
       const run = underCallSpan(context.call)(effect)
-      const fiber = runFork(readsInCaller(run, (expired) => reject(failure(Cause.fail(expired), context, info))), callRefs(context.call, context.requestId))
+      const fiber = runFork(readsInCaller(run, (expired) => {
+        if (context.call !== undefined) noteFailure(context.call, expired)
+        reject(failure(Cause.fail(expired), context, info))
+      }), callRefs(context.call, context.requestId))
       context.fibers.watch(fiber)
       fiber.addObserver((exit: Exit.Exit<A, DomainError>) => {
         callEnded(fiber)
